@@ -1,0 +1,3 @@
+from smtpuzzles.cli import main
+
+raise SystemExit(main())

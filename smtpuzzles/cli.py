@@ -1,0 +1,316 @@
+"""The command line: arguments, output and exit codes.
+
+Exit codes: 0 an answer (optimal, solved, infeasible; audit clean), 1 an audit claim failed,
+2 bad input (one line on stderr, nothing recorded is touched), 3 unknown (a time limit), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from smtpuzzles import __version__, puzzles
+from smtpuzzles.errors import InputError
+from smtpuzzles.render import STATUS_STYLE, number_text, status_text, summary_panel
+
+EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="smtpuzzles", description="Optimal puzzle solving on SMT, with proofs you can re-check.")
+    parser.add_argument("--version", action="version", version=f"smtpuzzles {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    solve = sub.add_parser("solve", help="solve a puzzle and record the run")
+    solve.add_argument("puzzle", help=", ".join(puzzles.NAMES))
+    solve.add_argument("input", nargs="?", help="input file, or - for stdin (King's tour: a clue grid, optional)")
+    solve.add_argument("--out", default="results", help="folder for run ledgers (default: results)")
+    solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
+    solve.add_argument("--time-limit", type=float, help="seconds allowed per solver check")
+    solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
+    solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
+    solve.add_argument("--encoding", help="encoding variant (kingtour: onehot, posted)")
+    solve.add_argument("--svg", metavar="FILE", help="also save the rendering as an SVG picture")
+    solve.add_argument("--size", type=int, help="King's tour: board size N")
+    solve.add_argument("--box", help="King's tour: box shape RxC")
+    solve.add_argument("--clues", metavar="FILE", help="King's tour: clue grid ('.' for empty)")
+    solve.add_argument("--unique", action="store_true", help="Tatamibari: prove the solution unique or show a second")
+    solve.add_argument("--count", nargs="?", type=int, const=0, metavar="LIMIT", help="Tatamibari: count solutions (up to LIMIT)")
+
+    audit = sub.add_parser("audit", help="re-check a run folder")
+    audit.add_argument("run_dir")
+    audit.add_argument("--resolve", nargs="?", const="certificate", choices=("certificate", "all"),
+                       help="re-solve the closing certificate (or every UNSAT step) with z3 and cvc5")
+    audit.add_argument("--solver", choices=("z3", "cvc5"), action="append", help="re-solve with only this solver")
+    audit.add_argument("--jobs", type=int, default=2, help="parallel re-solving processes")
+    audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
+    audit.add_argument("--json", action="store_true")
+
+    show = sub.add_parser("show", help="render a recorded run")
+    show.add_argument("run_dir")
+    show.add_argument("--svg", metavar="FILE")
+
+    export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
+    export.add_argument("--out", default="encodings")
+
+    convert = sub.add_parser("convert", help="Tatamibari: text grid <-> puzz.link URL")
+    convert.add_argument("input", help="a file, - for stdin, or a URL")
+
+    results = sub.add_parser("results", help="a table of every run under a folder")
+    results.add_argument("dir", nargs="?", default="results")
+    results.add_argument("--audit", action="store_true", help="audit each run (without re-solving)")
+
+    batch = sub.add_parser("batch", help="run a TOML job file")
+    batch.add_argument("jobs_file")
+    batch.add_argument("--jobs", type=int, default=2, help="parallel local processes")
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
+    batch.add_argument("--out", help="output folder (default: the job file's, else results)")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except InputError as exc:
+        print(f"smtpuzzles: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("smtpuzzles: interrupted", file=sys.stderr)
+        return 130
+
+
+def read_input(path: str | None) -> tuple[str | None, str]:
+    if path is None:
+        return None, "input"
+    if path == "-":
+        return sys.stdin.read(), "stdin"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except (IsADirectoryError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc.__class__.__name__})", path) from None
+
+
+def puzzle_options(args) -> dict:
+    options = {"size": args.size, "box": args.box}
+    return options
+
+
+def cmd_solve(args) -> int:
+    from smtpuzzles import run as runner
+
+    console = Console(record=bool(args.svg))
+    err = Console(stderr=True)
+    progress = ProgressView(args.puzzle)
+    live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
+    if args.resume:
+        if not Path(args.resume, "run.json").exists():
+            raise InputError("not a run folder (no run.json)", args.resume)
+        if live:
+            live.start()
+        try:
+            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, on_step=progress.step, on_solution=progress.solution)
+        finally:
+            if live:
+                live.stop()
+        module = puzzles.get(ledger.run["puzzle"])
+        instance = module.from_canonical(ledger.run["instance"])
+    else:
+        module = puzzles.get(args.puzzle)
+        if args.clues and args.input:
+            raise InputError("give the clue grid once: as INPUT or with --clues", "--clues")
+        text, source = read_input(args.input or args.clues)
+        options = puzzle_options(args)
+        instance = module.load(text, source, options)
+        mode = "optimise"
+        if args.unique:
+            mode = "unique"
+        if args.count is not None:
+            mode = "count"
+        if mode != "optimise" and mode not in module.MODES:
+            raise InputError(f"{module.NAME} has no {mode} mode", "--unique" if mode == "unique" else "--count")
+        if mode == "optimise" and "optimise" not in module.MODES:
+            mode = module.MODES[0]
+        if live:
+            live.start()
+        try:
+            outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
+                                           encoding=args.encoding, time_limit=args.time_limit, mode=mode,
+                                           limit=args.count or None, on_step=progress.step, on_solution=progress.solution)
+        finally:
+            if live:
+                live.stop()
+    run = ledger.run
+    payload = {
+        "puzzle": module.NAME,
+        "status": outcome.status,
+        "value": module.value_json(outcome.value) if outcome.value is not None else None,
+        "solution": outcome.solution,
+        "run_dir": str(ledger.dir),
+    }
+    extra = outcome.extra or {}
+    if "unique" in extra:
+        payload["unique"] = extra["unique"]
+    if "count" in extra and run.get("mode") == "count":
+        payload["count"] = extra["count"]
+        payload["count_complete"] = extra.get("count_complete", False)
+    if args.json:
+        print(json.dumps(payload))
+    else:
+        fields = [("status", status_text(outcome.status)), ("value", payload["value"] if payload["value"] is not None else "—")]
+        if "unique" in payload:
+            fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
+        if "count" in payload:
+            fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
+        fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
+        if outcome.status in ("unknown", "interrupted"):
+            fields.append(("resume", f"smtpuzzles solve {module.NAME} --resume {ledger.dir}"))
+        console.print(summary_panel(f"{module.NAME}", fields, outcome.status))
+        if outcome.solution is not None:
+            proved = extra.get("proved_digits") if run.get("objective") == "lex" else None
+            console.print(module.render(instance, outcome.solution, proved))
+        if "other" in extra:
+            console.print(Text("a second solution:", style="bold yellow"))
+            console.print(module.render(instance, extra["other"], None))
+    if args.svg:
+        console.save_svg(args.svg, title=f"smtpuzzles {module.NAME}")
+    return EXIT.get(outcome.status, 1)
+
+
+class ProgressView:
+    """The live display: current check, proved digits or closed bounds, elapsed time."""
+
+    def __init__(self, puzzle: str):
+        self.puzzle = puzzle
+        self.started = time.perf_counter()
+        self.words = "building the formula"
+        self.checks = 0
+        self.best = None
+        self.proved = 0
+
+    def step(self, step: dict) -> None:
+        self.checks += 1
+        claim = step["claim"]
+        self.words = f"{step['words']}: {step['result']}"
+        if claim["op"] == "exceed" and step["result"] == "unsat":
+            self.proved = claim["pos"] + 1
+
+    def solution(self, solution, value) -> None:
+        self.best = value
+
+    def __rich__(self):
+        elapsed = time.perf_counter() - self.started
+        head = Text(f"{self.puzzle}  {elapsed:6.1f}s  {self.checks} checks  ", style="bold cyan")
+        head.append(self.words, style="")
+        if isinstance(self.best, list):
+            return Group(head, number_text(self.best, self.proved))
+        if self.best is not None:
+            return Group(head, Text(f"best so far: {self.best}", style="bold"))
+        return head
+
+
+def cmd_audit(args) -> int:
+    from smtpuzzles.audit import audit
+
+    solvers = tuple(args.solver) if args.solver else ("z3", "cvc5")
+    report = audit(Path(args.run_dir), resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler)
+    if args.json:
+        print(json.dumps(report.as_json()))
+    else:
+        console = Console()
+        table = Table(title=f"audit of {args.run_dir}", show_lines=False)
+        table.add_column("check", style="bold")
+        table.add_column("", width=2)
+        table.add_column("finding")
+        for f in report.findings:
+            table.add_row(f.section, Text("✓", style="green") if f.ok else Text("✗", style="bold red"), f.text)
+        console.print(table)
+        if report.resolved:
+            solved = Table(title="re-solved queries")
+            for col in ("query", "solver", "answer", "seconds"):
+                solved.add_column(col)
+            for r in report.resolved:
+                solved.add_row(r["query"], r["solver"], Text(r["answer"], style="green" if r["answer"] == "unsat" else "bold red"), f"{r['seconds']:.2f}")
+            console.print(solved)
+        verdict = "clean" if report.ok else "FAILED"
+        console.print(Text(f"{report.puzzle} {report.status} {report.value or ''}: audit {verdict}", style="bold green" if report.ok else "bold red"))
+    return 0 if report.ok else 1
+
+
+def cmd_show(args) -> int:
+    from smtpuzzles.ledger import read_json, read_steps, header_genesis
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "run.json").exists():
+        raise InputError("not a run folder (no run.json)", str(run_dir))
+    run = read_json(run_dir / "run.json")
+    module = puzzles.get(run.get("puzzle", "?"))
+    instance = module.from_canonical(run["instance"])
+    steps = read_steps(run_dir, header_genesis(run)).steps
+    console = Console(record=bool(args.svg))
+    counts = {}
+    for s in steps:
+        counts[s["result"]] = counts.get(s["result"], 0) + 1
+    seconds = sum(s.get("seconds", 0) for s in steps)
+    fields = [("status", status_text(run["status"])), ("value", run.get("value")),
+              ("encoding", f"{run['encoding']['name']} v{run['encoding']['version']}"),
+              ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
+              ("steps", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"),
+              ("solver time", f"{seconds:.1f}s"), ("started", run.get("started")), ("ended", run.get("ended") or "—")]
+    console.print(summary_panel(f"{run['puzzle']} run {run_dir.name}", fields, run["status"]))
+    if (run_dir / "solution.json").exists():
+        saved = read_json(run_dir / "solution.json")
+        proved = None
+        if run.get("objective") == "lex":
+            proved = max([s["claim"]["pos"] + 1 for s in steps if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
+        console.print(module.render(instance, saved["solution"], proved))
+    if args.svg:
+        console.save_svg(args.svg, title=f"smtpuzzles {run['puzzle']}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from smtpuzzles.export import export_all
+
+    written = export_all(Path(args.out))
+    console = Console()
+    for path in written:
+        console.print(f"wrote {path}")
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from smtpuzzles.puzzles import tatamibari
+
+    text = args.input
+    if not text.startswith(("http://", "https://")):
+        text, _ = read_input(args.input)
+    print(tatamibari.convert(text.strip() if text.startswith("http") else text, args.input))
+    return 0
+
+
+def cmd_results(args) -> int:
+    from smtpuzzles.batch import results_table
+
+    Console().print(results_table(Path(args.dir), with_audit=args.audit))
+    return 0
+
+
+def cmd_batch(args) -> int:
+    from smtpuzzles.batch import run_batch_cli
+
+    return run_batch_cli(args)
+
+
+COMMANDS = {"solve": cmd_solve, "audit": cmd_audit, "show": cmd_show, "export": cmd_export,
+            "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}

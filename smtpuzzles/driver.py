@@ -1,0 +1,202 @@
+"""Objective strategies over an engine. Every solver check goes through one `Recorder`.
+
+The driver knows objectives (lexicographic maximum, integer maximum, satisfy/unique/count), never a
+puzzle: a solution reaches it already decoded, refereed and valued by callables it is handed.
+Every check is described by a structured claim (see `objective.claim_terms`), recorded before the
+driver acts on its answer, and replayed from the ledger when a run is resumed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from smtpuzzles.formula import smt2
+from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms, describe
+
+
+class RefereeRejected(RuntimeError):
+    """A model the solver returned broke the puzzle's rules: an encoding bug, never shown as an answer."""
+
+
+class ResumeMismatch(RuntimeError):
+    pass
+
+
+@dataclass
+class Outcome:
+    status: str  # optimal | solved | infeasible | unknown | interrupted
+    value: Any = None
+    solution: dict | None = None
+    certificate: dict | None = None  # {"claim":..., "step": index}
+    extra: dict = field(default_factory=dict)  # unique, count, ...
+
+
+class Recorder:
+    """Runs checks on the engine (or replays recorded ones) and hands each to the ledger."""
+
+    def __init__(self, encoding: Encoding, engine_factory: Callable[[], Any], evaluate: Callable[[dict], Any],
+                 referee: Callable[[dict], list[str]], record: Callable[[dict], dict],
+                 replay: list[dict] | None = None, time_limit: float | None = None,
+                 on_step: Callable[[dict], None] | None = None, on_solution: Callable[[dict, Any], None] | None = None):
+        self.encoding = encoding
+        self._engine_factory = engine_factory
+        self._engine = None
+        self.evaluate = evaluate
+        self.referee = referee
+        self.record = record
+        self.replay = [s for s in (replay or []) if s["result"] in ("sat", "unsat")]
+        self.time_limit = time_limit
+        self.on_step = on_step or (lambda step: None)
+        self.on_solution = on_solution or (lambda solution, value: None)
+        self.checks = 0
+
+    @property
+    def engine(self):
+        if self._engine is None:  # built lazily: a fully replayed run never loads a solver
+            self._engine = self._engine_factory()
+        return self._engine
+
+    def check(self, claim: dict) -> tuple[str, dict | None, Any]:
+        """(result, solution, value) for the check that tests `claim`."""
+        terms = claim_terms(self.encoding.objective, claim)
+        texts = [smt2(t) for t in terms]
+        if self.replay:
+            step = self.replay.pop(0)
+            if step["claim"] != claim or step["assumptions"] != texts:
+                raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
+            self.on_step(step)
+            return step["result"], step.get("solution"), step.get("value")
+        started = time.perf_counter()
+        answer = self.engine.check(terms, self.time_limit)
+        seconds = time.perf_counter() - started
+        self.checks += 1
+        step = {"claim": claim, "words": describe(claim), "assumptions": texts, "result": answer.status,
+                "by": "solver", "engine": self.engine.name, "seconds": round(seconds, 4), "stats": answer.stats}
+        solution = value = None
+        if answer.status == "sat":
+            solution = self.encoding.decode(answer.model)
+            problems = self.referee(solution)
+            if problems:
+                raise RefereeRejected("the solver's model breaks the rules: " + "; ".join(problems[:3]))
+            value = self.evaluate(solution)
+            step.update(solution=solution, value=value)
+            self.engine.hint(answer.model)
+        elif answer.status == "unsat":
+            step["core"] = answer.core
+        elif answer.reason:
+            step["reason"] = answer.reason
+        step = self.record(step)
+        self.on_step(step)
+        return answer.status, solution, value
+
+    def note_bound(self, claim: dict, reason: str) -> None:
+        """A check settled without the solver (a digit already the largest left); still recorded,
+        with its query, so `audit --resolve all` can have z3 and cvc5 confirm it."""
+        terms = claim_terms(self.encoding.objective, claim)
+        texts = [smt2(t) for t in terms]
+        if self.replay:
+            step = self.replay.pop(0)
+            if step["claim"] != claim or step["assumptions"] != texts:
+                raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
+            self.on_step(step)
+            return
+        step = self.record({"claim": claim, "words": describe(claim), "assumptions": texts, "result": "unsat",
+                            "by": "bound", "reason": reason, "seconds": 0.0, "stats": {}})
+        self.on_step(step)
+
+
+def _stopped(result: str) -> str | None:
+    return result if result in ("unknown", "interrupted") else None
+
+
+def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = None) -> Outcome:
+    objective = rec.encoding.objective
+    result, solution, value = rec.check({"op": "first"})
+    if _stopped(result):
+        return Outcome(result)
+    if result == "unsat":
+        return Outcome("infeasible", certificate={"claim": {"op": "first"}})
+    rec.on_solution(solution, value)
+    if isinstance(objective, LexMax):
+        return _lex(rec, objective, solution, value)
+    if isinstance(objective, IntMax):
+        return _int_max(rec, objective, solution, value)
+    return _satisfy(rec, objective, solution, value, mode, limit)
+
+
+def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int]) -> Outcome:
+    """Digit by digit: with the prefix fixed, ask for a larger value at position i (`>`); SAT gives a
+    better vector, UNSAT fixes the position. A position already at the largest value with copies left
+    needs no solver call."""
+    prefix: list[int] = []
+    while len(prefix) < objective.length:
+        i = len(prefix)
+        claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
+        top = _largest_left(objective, prefix)
+        if best[i] >= top:
+            rec.note_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
+            prefix.append(best[i])
+            continue
+        result, found, value = rec.check(claim)
+        if _stopped(result):
+            return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
+        if result == "sat":
+            if not (value[:i] == best[:i] and value[i] > best[i]):
+                raise RefereeRejected(f"the model does not meet the claim at position {i + 1}")
+            best, solution = value, found
+            rec.on_solution(solution, best)
+        else:
+            prefix.append(best[i])
+    closing = {"op": "lex_greater", "best": list(best)}
+    result, _, _ = rec.check(closing)
+    if result == "sat":
+        raise RefereeRejected("the closing certificate found a better vector after every position was closed")
+    if _stopped(result):
+        return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
+    return Outcome("optimal", best, solution, certificate={"claim": closing}, extra={"proved_digits": len(prefix)})
+
+
+def _largest_left(objective: LexMax, prefix: list[int]) -> int:
+    if not objective.multiplicity:
+        return max(objective.domain)
+    used: dict[int, int] = {}
+    for d in prefix:
+        used[d] = used.get(d, 0) + 1
+    left = [d for d in objective.domain if used.get(d, 0) < objective.multiplicity.get(d, 0)]
+    return max(left) if left else max(objective.domain)
+
+
+def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Outcome:
+    """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate."""
+    while True:
+        claim = {"op": "at_least", "k": best + 1}
+        result, found, value = rec.check(claim)
+        if _stopped(result):
+            return Outcome(result, best, solution)
+        if result == "unsat":
+            return Outcome("optimal", best, solution, certificate={"claim": claim})
+        if value < best + 1:
+            raise RefereeRejected(f"the model is worth {value}, the check asked for at least {best + 1}")
+        best, solution = value, found
+        rec.on_solution(solution, best)
+
+
+def _satisfy(rec: Recorder, objective: Satisfy, solution: dict, value, mode: str, limit: int | None) -> Outcome:
+    if mode == "solve":
+        return Outcome("solved", value, solution)
+    found = [solution]
+    while True:
+        if mode == "unique" and len(found) == 2:
+            return Outcome("solved", value, solution, extra={"unique": False, "other": found[1]})
+        if mode == "count" and limit is not None and len(found) >= limit:
+            return Outcome("solved", value, solution, extra={"count": len(found), "count_complete": False})
+        claim = {"op": "block", "solutions": list(found)}
+        result, other, _ = rec.check(claim)
+        if _stopped(result):
+            return Outcome(result, value, solution, extra={"count": len(found)})
+        if result == "unsat":
+            extra = {"unique": len(found) == 1} if mode == "unique" else {"count": len(found), "count_complete": True}
+            return Outcome("solved", value, solution, certificate={"claim": claim}, extra=extra)
+        found.append(other)

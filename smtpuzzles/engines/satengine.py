@@ -1,0 +1,68 @@
+"""The SAT engine: the same formula's clausal view in a python-sat solver, under assumptions."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pysat
+from pysat.solvers import Solver
+
+from smtpuzzles.engines import CheckResult, run_interruptibly
+from smtpuzzles.formula import Formula, Term
+
+
+class SatModel:
+    def __init__(self, true_vars: set[int], index: dict[str, int]):
+        self._true = true_vars
+        self._index = index
+
+    def __getitem__(self, name: str) -> bool:
+        return self._index[name] in self._true
+
+
+class SatEngine:
+    name = "sat"
+
+    def __init__(self, formula: Formula, params: dict):
+        if formula.cnf is None:
+            raise ValueError("this encoding is arithmetic; the sat engine needs a Boolean one (use --engine z3)")
+        self.params = {"solver": "glucose4", "phases": True, **params}
+        self.version = f"python-sat {pysat.__version__} / {self.params['solver']}"
+        self.cnf = formula.cnf
+        self.solver = Solver(name=self.params["solver"], bootstrap_with=self.cnf.clauses)
+        self._cache: dict = {}
+        self._stats_before = {}
+
+    def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
+        new_clauses: list[list[int]] = []
+        lits = [self.cnf.term_literal(t, new_clauses, self._cache) for t in assumptions]
+        for clause in new_clauses:
+            self.solver.add_clause(clause)
+        answer, why = run_interruptibly(
+            lambda: self.solver.solve_limited(assumptions=lits, expect_interrupt=True),
+            self.solver.interrupt,
+            timeout,
+        )
+        self.solver.clear_interrupt()
+        stats = self._stats()
+        if why == "interrupted":
+            return CheckResult("interrupted", stats=stats, reason="interrupted")
+        if answer is True:
+            model = self.solver.get_model()
+            return CheckResult("sat", model=SatModel({l for l in model if l > 0}, self.cnf.index), stats=stats)
+        if answer is False:
+            core_lits = set(self.solver.get_core() or [])
+            return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
+        return CheckResult("unknown", stats=stats, reason=why or "unknown")
+
+    def hint(self, model) -> None:
+        # Phase hints towards the current best: the solver first tries the values of the last model.
+        if self.params.get("phases") and isinstance(model, SatModel):
+            n = len(self.cnf.names)
+            self.solver.set_phases([v if v in model._true else -v for v in range(1, n)])
+
+    def _stats(self) -> dict:
+        now = dict(self.solver.accum_stats() or {})
+        delta = {k: now[k] - self._stats_before.get(k, 0) for k in now}
+        self._stats_before = now
+        return delta

@@ -1,0 +1,92 @@
+"""The z3 engine: the base formula parsed from its SMT-LIB2 text into one incremental solver."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import z3
+
+from smtpuzzles.engines import CheckResult, run_interruptibly
+from smtpuzzles.formula import Formula, Term, smt2
+
+
+class Z3Model:
+    def __init__(self, model: z3.ModelRef, consts: dict):
+        self._model = model
+        self._consts = consts
+
+    def __getitem__(self, name: str):
+        value = self._model.eval(self._consts[name], model_completion=True)
+        if z3.is_true(value):
+            return True
+        if z3.is_false(value):
+            return False
+        return value.as_long()
+
+
+class Z3Engine:
+    name = "z3"
+
+    def __init__(self, formula: Formula, params: dict):
+        self.version = z3.get_version_string()
+        self.params = params
+        # Pure Boolean problems go to z3's SAT core directly; arithmetic to the default solver.
+        self.solver = z3.SolverFor("QF_FD") if formula.cnf is not None else z3.Solver()
+        for key, value in params.items():
+            self.solver.set(key, value)
+        self.solver.from_string(formula.document())
+        self._consts = {
+            n: (z3.Bool(n) if sort == "Bool" else z3.Int(n)) for n, sort in formula.decls.items()
+        }
+        self._decls = None
+        self._activations: dict[Term, z3.BoolRef] = {}
+
+    def _expr(self, term: Term):
+        kind = term[0]
+        if kind == "lit":
+            c = self._consts[term[1]]
+            return c if term[2] else z3.Not(c)
+        if kind == "and":
+            return z3.And([self._expr(t) for t in term[1]]) if term[1] else z3.BoolVal(True)
+        if kind == "or":
+            return z3.Or([self._expr(t) for t in term[1]]) if term[1] else z3.BoolVal(False)
+        if self._decls is None:
+            self._decls = {n: c.decl() for n, c in self._consts.items()}
+        return z3.parse_smt2_string(f"(assert {smt2(term)})", decls=self._decls)[0]
+
+    def _activation(self, term: Term) -> z3.BoolRef:
+        act = self._activations.get(term)
+        if act is None:
+            act = z3.Bool(f"_act{len(self._activations)}")
+            self.solver.add(z3.Implies(act, self._expr(term)))
+            self._activations[term] = act
+        return act
+
+    def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
+        acts = [self._activation(t) for t in assumptions]
+        # z3 keeps its own timer; the thread wrapper adds Ctrl-C (z3's interrupt is thread-safe).
+        self.solver.set("timeout", int(timeout * 1000) if timeout else 4294967295)
+        answer, why = run_interruptibly(lambda: self.solver.check(*acts), self.solver.interrupt, None)
+        stats = self._stats()
+        if why == "interrupted":
+            return CheckResult("interrupted", stats=stats, reason="interrupted")
+        if answer == z3.sat:
+            return CheckResult("sat", model=Z3Model(self.solver.model(), self._consts), stats=stats)
+        if answer == z3.unsat:
+            core_set = {str(c) for c in self.solver.unsat_core()}
+            core = [i for i, a in enumerate(acts) if str(a) in core_set]
+            return CheckResult("unsat", core=core, stats=stats)
+        reason = self.solver.reason_unknown()
+        return CheckResult("unknown", stats=stats, reason=reason or "unknown")
+
+    def hint(self, model) -> None:
+        """z3 offers no cheap phase interface from Python; nothing to do."""
+
+    def _stats(self) -> dict:
+        out = {}
+        stats = self.solver.statistics()
+        for key in stats.keys():
+            if key in ("conflicts", "decisions", "propagations", "sat conflicts", "sat decisions",
+                       "sat propagations 2ary", "sat propagations nary", "max memory"):
+                out[key] = stats.get_key_value(key)
+        return out

@@ -1,0 +1,233 @@
+"""The one formula language every puzzle, engine and ledger shares.
+
+A `Formula` is a base problem in portable SMT-LIB2 (declarations and assertions), optionally with a
+clausal view (`CNF`) that SAT engines load directly. Conditions the driver adds on top of it (a digit
+bound, a count bound, a blocking clause) are small `Term` trees: they print as SMT-LIB2 for z3, cvc5
+and the ledger, and turn into clauses for a SAT engine. Nothing here knows any puzzle.
+
+Only standard SMT-LIB2 is written: `declare-fun`, `and`/`or`/`not`/`=>`, `ite` sums for cardinality,
+and an explicit `set-logic` (z3's own printer writes `pbeq`/`pble` terms that cvc5 rejects).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+# --------------------------------------------------------------------------------------------- terms
+# A term is a tuple: ("lit", name, positive) | ("and", (t, ...)) | ("or", (t, ...)) | ("raw", text).
+# Tuples hash and compare by value, so equal conditions share one activation literal in an engine.
+Term = tuple
+TRUE: Term = ("and", ())
+FALSE: Term = ("or", ())
+
+
+def lit(name: str, positive: bool = True) -> Term:
+    return ("lit", name, positive)
+
+
+def neg(term: Term) -> Term:
+    kind = term[0]
+    if kind == "lit":
+        return ("lit", term[1], not term[2])
+    if kind == "and":
+        return ("or", tuple(neg(t) for t in term[1]))
+    if kind == "or":
+        return ("and", tuple(neg(t) for t in term[1]))
+    return ("raw", f"(not {term[1]})")
+
+
+def all_of(terms: Iterable[Term]) -> Term:
+    terms = tuple(terms)
+    return terms[0] if len(terms) == 1 else ("and", terms)
+
+
+def any_of(terms: Iterable[Term]) -> Term:
+    terms = tuple(terms)
+    return terms[0] if len(terms) == 1 else ("or", terms)
+
+
+def raw(text: str) -> Term:
+    """An SMT-LIB2 term over the base formula's symbols (arithmetic: z3 and cvc5 only, no CNF)."""
+    return ("raw", text)
+
+
+def smt2(term: Term) -> str:
+    kind = term[0]
+    if kind == "lit":
+        return term[1] if term[2] else f"(not {term[1]})"
+    if kind == "raw":
+        return term[1]
+    parts = term[1]
+    if not parts:
+        return "true" if kind == "and" else "false"
+    if len(parts) == 1:
+        return smt2(parts[0])
+    return f"({kind} {' '.join(smt2(t) for t in parts)})"
+
+
+def is_boolean(term: Term) -> bool:
+    kind = term[0]
+    if kind == "lit":
+        return True
+    if kind == "raw":
+        return False
+    return all(is_boolean(t) for t in term[1])
+
+
+# ----------------------------------------------------------------------------------------------- CNF
+class CNF:
+    """Clauses over named Boolean variables (DIMACS numbering inside, names outside)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = [""]
+        self.index: dict[str, int] = {}
+        self.clauses: list[list[int]] = []
+
+    def var(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is None:
+            found = self.index[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def fresh(self, prefix: str = "k") -> int:
+        return self.var(f"_{prefix}{len(self.names)}")
+
+    def add(self, clause: Sequence[int]) -> None:
+        self.clauses.append(list(clause))
+
+    def at_least_one(self, lits: Sequence[int]) -> None:
+        self.clauses.append(list(lits))
+
+    def at_most_one(self, lits: Sequence[int]) -> None:
+        # Pairwise is best for short lists (binary clauses propagate cheapest); a sequential counter
+        # keeps long ones linear in size.
+        n = len(lits)
+        if n <= 6:
+            for i in range(n):
+                for j in range(i + 1, n):
+                    self.clauses.append([-lits[i], -lits[j]])
+            return
+        prev = lits[0]
+        for i in range(1, n):
+            s = self.fresh("s")
+            self.clauses.append([-prev, s])
+            self.clauses.append([-lits[i], s])
+            self.clauses.append([-prev, -lits[i]])
+            prev = s
+
+    def exactly_one(self, lits: Sequence[int]) -> None:
+        self.at_least_one(lits)
+        self.at_most_one(lits)
+
+    def term_literal(self, term: Term, clauses: list[list[int]], cache: dict) -> int:
+        """A literal that implies `term` (Tseitin, one direction), new clauses into `clauses`."""
+        if term in cache:
+            return cache[term]
+        kind = term[0]
+        if kind == "lit":
+            if term[1] not in self.index:
+                raise KeyError(f"unknown variable {term[1]}")
+            out = self.index[term[1]] * (1 if term[2] else -1)
+        elif kind == "raw":
+            raise ValueError("an arithmetic term has no clausal form; use the z3 engine")
+        else:
+            subs = [self.term_literal(t, clauses, cache) for t in term[1]]
+            out = self.fresh("t")
+            if kind == "and":
+                clauses.extend([-out, s] for s in subs)
+            else:
+                clauses.append([-out] + subs)
+        cache[term] = out
+        return out
+
+    def smt2_lines(self) -> Iterable[str]:
+        names = self.names
+        for v in range(1, len(names)):
+            yield f"(declare-fun {names[v]} () Bool)"
+        for clause in self.clauses:
+            body = " ".join(names[l] if l > 0 else f"(not {names[-l]})" for l in clause)
+            yield f"(assert {body})" if len(clause) == 1 else f"(assert (or {body}))"
+
+
+# ------------------------------------------------------------------------------------------- formula
+@dataclass
+class Formula:
+    """A base problem: SMT-LIB2 text (always) and a clausal view (when purely Boolean)."""
+
+    logic: str
+    text: str  # declarations and assertions, no set-logic and no check-sat
+    cnf: CNF | None = None
+    decls: dict[str, str] = field(default_factory=dict)  # name -> sort, for parsing conditions
+
+    @classmethod
+    def from_cnf(cls, cnf: CNF) -> "Formula":
+        text = "\n".join(cnf.smt2_lines()) + "\n"
+        return cls(logic="QF_UF", text=text, cnf=cnf, decls={n: "Bool" for n in cnf.names[1:]})
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.document().encode()).hexdigest()
+
+    def document(self) -> str:
+        """The base formula as a file: logic, declarations, assertions."""
+        return f"(set-logic {self.logic})\n{self.text}"
+
+    def query(self, assumptions: Sequence[Term]) -> str:
+        """A standalone SMT-LIB2 query: the base plus each assumption asserted, then check-sat."""
+        extra = "".join(f"(assert {smt2(t)})\n" for t in assumptions)
+        return f"{self.document()}{extra}(check-sat)\n(exit)\n"
+
+
+def query_from_base(base_document: str, assumption_texts: Sequence[str]) -> str:
+    """The same standalone query, rebuilt from a saved base file and recorded assumption texts."""
+    extra = "".join(f"(assert {a})\n" for a in assumption_texts)
+    return f"{base_document}{extra}(check-sat)\n(exit)\n"
+
+
+class SmtBuilder:
+    """Writes an arithmetic base formula as portable SMT-LIB2 text, one declaration at a time."""
+
+    def __init__(self, logic: str = "QF_LIA") -> None:
+        self.logic = logic
+        self.lines: list[str] = []
+        self.decls: dict[str, str] = {}
+
+    def declare(self, name: str, sort: str) -> str:
+        if name not in self.decls:
+            self.decls[name] = sort
+            self.lines.append(f"(declare-fun {name} () {sort})")
+        return name
+
+    def bool(self, name: str) -> str:
+        return self.declare(name, "Bool")
+
+    def int(self, name: str, lo: int | None = None, hi: int | None = None) -> str:
+        self.declare(name, "Int")
+        if lo is not None:
+            self.assert_(f"(<= {lo} {name})")
+        if hi is not None:
+            self.assert_(f"(<= {name} {hi})")
+        return name
+
+    def assert_(self, text: str) -> None:
+        self.lines.append(f"(assert {text})")
+
+    def formula(self) -> Formula:
+        return Formula(logic=self.logic, text="\n".join(self.lines) + "\n", decls=dict(self.decls))
+
+
+def count_true(bools: Sequence[str]) -> str:
+    """Portable cardinality: a sum of `ite`s (never z3's `pbeq`/`pble`)."""
+    if not bools:
+        return "0"
+    parts = [f"(ite {b} 1 0)" for b in bools]
+    return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
+
+
+def sum_of(parts: Sequence[str]) -> str:
+    if not parts:
+        return "0"
+    return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"

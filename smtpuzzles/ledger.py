@@ -1,0 +1,205 @@
+"""Run folders: what was asked, what the solver answered, chained so that tampering shows.
+
+A run folder holds
+  run.json          the run's identity and outcome (rewritten atomically, never appended to)
+  input.txt         the input exactly as given
+  base.smt2.gz      the base formula, once, compressed; every step's query is this plus assumptions
+  steps.jsonl       one line per check, each carrying the sha-256 of the line before it
+  solution.json     the best solution found (written whenever it improves)
+  certificate.smt2.gz  the closing query: base plus "strictly better than the claim", standalone
+
+Steps are flushed and fsynced one by one, so `kill -9` loses at most the step being solved; a torn
+last line is the only damage such a kill can do, and resume drops it. Nothing here knows any puzzle.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import platform
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from smtpuzzles.errors import LedgerError
+
+FORMAT = 1
+GENESIS = "0" * 64
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def canonical_json(data) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LedgerError("file is missing", str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise LedgerError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", str(path)) from None
+
+
+@dataclass
+class StepsRead:
+    steps: list[dict]
+    last_hash: str
+    problems: list[str]  # chain breaks and malformed lines, with their line numbers
+    torn_tail: bool  # the last line was cut off mid-write (a kill), not edited
+
+
+def read_steps(run_dir: Path, genesis: str) -> StepsRead:
+    """Read steps.jsonl and check its hash chain from `genesis`."""
+    path = run_dir / "steps.jsonl"
+    if not path.exists():
+        return StepsRead([], genesis, [f"{path}: file is missing"], False)
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    torn = False
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        torn = True  # no newline at the end: the writer died inside this line
+    steps, problems, prev = [], [], genesis
+    for number, line in enumerate(lines, 1):
+        if torn and number == len(lines):
+            break
+        try:
+            step = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            problems.append(f"steps.jsonl line {number}: not valid JSON")
+            break
+        if step.get("prev") != prev:
+            problems.append(f"steps.jsonl line {number}: hash chain broken (step edited, removed or moved)")
+        if step.get("index") != number - 1:
+            problems.append(f"steps.jsonl line {number}: step index {step.get('index')} where {number - 1} was due")
+        steps.append(step)
+        prev = hashlib.sha256(line).hexdigest()
+    return StepsRead(steps, prev, problems, torn)
+
+
+class Ledger:
+    """Writes one run folder as the run goes."""
+
+    def __init__(self, run_dir: Path, run: dict, last_hash: str, next_index: int):
+        self.dir = run_dir
+        self.run = run
+        self.last_hash = last_hash
+        self.next_index = next_index
+        self._steps = open(run_dir / "steps.jsonl", "ab")
+
+    # ---------------------------------------------------------------------------------- creation
+    @classmethod
+    def create(cls, out_dir: Path, header: dict, input_text: str, base_document: str) -> "Ledger":
+        instance_sha = header["instance_sha256"]
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        run_dir = out_dir / f"{header['puzzle']}-{instance_sha[:10]}-{stamp}"
+        suffix = 1
+        while run_dir.exists():  # never overwrite an earlier run
+            suffix += 1
+            run_dir = out_dir / f"{header['puzzle']}-{instance_sha[:10]}-{stamp}-{suffix}"
+        run_dir.mkdir(parents=True)
+        (run_dir / "input.txt").write_text(input_text, encoding="utf-8")
+        with gzip.open(run_dir / "base.smt2.gz", "wt", encoding="utf-8", compresslevel=9) as handle:
+            # mtime=0 would make the gzip bytes reproducible, but the text's hash is what is checked.
+            handle.write(base_document)
+        run = {
+            "format": FORMAT,
+            **header,
+            "base": {"file": "base.smt2.gz", "sha256": sha256_text(base_document)},
+            "host": {"name": socket.gethostname(), "python": platform.python_version(), "platform": platform.platform()},
+            "started": now(),
+            "ended": None,
+            "status": "running",
+            "value": None,
+            "steps": 0,
+            "last_step_sha256": header_genesis(header),
+            "resumed": [],
+        }
+        write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
+        (run_dir / "steps.jsonl").touch()
+        return cls(run_dir, run, header_genesis(header), 0)
+
+    @classmethod
+    def resume(cls, run_dir: Path) -> tuple["Ledger", list[dict]]:
+        run = read_json(run_dir / "run.json")
+        read = read_steps(run_dir, header_genesis(run))
+        if read.problems:
+            raise LedgerError(read.problems[0] + "; refusing to resume a tampered ledger", str(run_dir))
+        if read.torn_tail:
+            # Cut the half-written line of a killed run; every complete line stays as it was.
+            path = run_dir / "steps.jsonl"
+            data = path.read_bytes()
+            keep = data[: data.rfind(b"\n") + 1]
+            with open(path, "r+b") as handle:
+                handle.truncate(len(keep))
+        run["resumed"] = run.get("resumed", []) + [now()]
+        run["status"] = "running"
+        ledger = cls(run_dir, run, read.last_hash, len(read.steps))
+        ledger.save_run()
+        return ledger, read.steps
+
+    # ----------------------------------------------------------------------------------- writing
+    def append(self, step: dict) -> dict:
+        step = {"index": self.next_index, "prev": self.last_hash, **step}
+        line = canonical_json(step).encode()
+        self._steps.write(line + b"\n")
+        self._steps.flush()
+        os.fsync(self._steps.fileno())
+        self.last_hash = hashlib.sha256(line).hexdigest()
+        self.next_index += 1
+        return step
+
+    def save_solution(self, solution: dict, value) -> None:
+        write_atomic(self.dir / "solution.json", json.dumps({"value": value, "solution": solution}) + "\n")
+
+    def save_certificate(self, query: str, claim: dict, step_index: int) -> None:
+        with gzip.open(self.dir / "certificate.smt2.gz", "wt", encoding="utf-8", compresslevel=9) as handle:
+            handle.write(query)
+        self.run["certificate"] = {"file": "certificate.smt2.gz", "claim": claim, "step": step_index, "sha256": sha256_text(query)}
+
+    def save_run(self) -> None:
+        self.run["steps"] = self.next_index
+        self.run["last_step_sha256"] = self.last_hash
+        write_atomic(self.dir / "run.json", json.dumps(self.run, indent=2) + "\n")
+
+    def finish(self, status: str, value) -> None:
+        self.run.update(status=status, value=value, ended=now())
+        self.save_run()
+        self._steps.close()
+
+
+def header_genesis(run: dict) -> str:
+    """The first step's `prev`: the instance hash, so steps cannot be moved to another run."""
+    return run.get("instance_sha256", GENESIS)
+
+
+def read_base(run_dir: Path, run: dict) -> str:
+    path = run_dir / run.get("base", {}).get("file", "base.smt2.gz")
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise LedgerError("base formula is missing", str(path)) from None
+    except (OSError, EOFError) as exc:
+        raise LedgerError(f"base formula is unreadable ({exc})", str(path)) from None

@@ -1,0 +1,112 @@
+"""What a puzzle hands the driver: a base formula, an objective over it, and a model decoder.
+
+Objectives speak in `Term`s, so the driver can build every claim it checks (and the audit can rebuild
+every claim it reads) without knowing which puzzle it is looking at. A claim is a small JSON object;
+`claim_terms` turns it into the assumptions of one solver check. The same function serves the driver
+when it asks and the audit when it checks that a recorded query is what today's encoder emits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from smtpuzzles.formula import Formula, Term, all_of, any_of
+
+
+@dataclass
+class LexMax:
+    """Maximise a vector of small ints lexicographically (position 0 most significant)."""
+
+    length: int
+    domain: Sequence[int]
+    greater: Callable[[int, int], Term]  # position i holds a value > d
+    equal: Callable[[int, int], Term]  # position i holds d
+    # How many times each value occurs in every feasible vector (a Sudoku read along a tour holds
+    # each digit N times): lets the driver close a position whose value is the largest one left.
+    multiplicity: dict[int, int] | None = None
+    kind: str = "lex"
+
+    def prefix_terms(self, prefix: Sequence[int]) -> list[Term]:
+        return [self.equal(i, d) for i, d in enumerate(prefix)]
+
+    def lex_greater(self, best: Sequence[int]) -> Term:
+        """The whole vector is lexicographically greater than `best`, as one formula."""
+        options = []
+        for i, d in enumerate(best):
+            if d < max(self.domain):
+                options.append(all_of(self.prefix_terms(best[:i]) + [self.greater(i, d)]))
+        return any_of(options)
+
+
+@dataclass
+class IntMax:
+    """Maximise an integer count: bounds asked as checks, closed by UNSAT at best + 1."""
+
+    at_least: Callable[[int], Term]
+    upper: int | None = None
+    kind: str = "max"
+
+
+@dataclass
+class Satisfy:
+    """Find a solution; optionally prove it unique or count solutions by blocking each one found."""
+
+    block: Callable[[Any], Term]  # a term that excludes this solution (and its equals)
+    kind: str = "satisfy"
+
+
+Objective = LexMax | IntMax | Satisfy
+
+
+@dataclass
+class Encoding:
+    name: str
+    version: int
+    formula: Formula
+    objective: Objective
+    decode: Callable[[Any], dict]  # engine model -> solution (JSON)
+    engines: tuple[str, ...] = ("z3",)  # engines this formula can run on (sat needs a CNF)
+    notes: dict = field(default_factory=dict)
+
+
+def claim_terms(objective: Objective, claim: dict) -> list[Term]:
+    """The assumptions of the check that tests `claim` (a recorded step's structured claim)."""
+    op = claim["op"]
+    if op == "first":
+        return []
+    if op == "exceed":  # lex: prefix fixed, position `pos` larger than `than`
+        return objective.prefix_terms(claim["prefix"]) + [objective.greater(claim["pos"], claim["than"])]
+    if op == "lex_greater":
+        return [objective.lex_greater(claim["best"])]
+    if op == "at_least":
+        return [objective.at_least(claim["k"])]
+    if op == "block":
+        return [objective.block(s) for s in claim["solutions"]]
+    raise ValueError(f"unknown claim {op!r}")
+
+
+def describe(claim: dict) -> str:
+    """The claim in words, as the ledger and the progress display show it."""
+    op = claim["op"]
+    if op == "first":
+        return "there is a solution"
+    if op == "exceed":
+        prefix = "".join(_digit(d) for d in claim["prefix"]) or "(empty)"
+        return f"with prefix {prefix}, position {claim['pos'] + 1} can exceed {claim['than']}"
+    if op == "lex_greater":
+        return f"some solution beats {''.join(_digit(d) for d in claim['best'])} lexicographically"
+    if op == "at_least":
+        return f"some solution reaches at least {claim['k']}"
+    if op == "block":
+        n = len(claim["solutions"])
+        return f"there is a solution other than the {n} found" if n > 1 else "there is a solution other than the one found"
+    return op
+
+
+def _digit(d: int) -> str:
+    return str(d) if 0 <= d < 10 else chr(ord("A") + d - 10)
+
+
+def digits_text(vector: Sequence[int]) -> str:
+    return "".join(_digit(d) for d in vector)

@@ -1,0 +1,297 @@
+"""King's-tour Sudoku: a Sudoku and a king's tour over it whose digits, read along the tour, form the
+largest number.
+
+Rules: an N x N grid with R x C boxes (R * C = N) holds each digit 1..N once per row, column and box;
+the tour visits every cell once, each step a king move (an open Hamiltonian path); the objective is
+the sequence of digits in visiting order, maximised lexicographically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.formula import CNF, Formula, SmtBuilder, count_true, lit, any_of, raw
+from smtpuzzles.objective import Encoding, LexMax, digits_text
+
+NAME = "kingtour"
+ENCODINGS = ("onehot", "posted")
+DEFAULT_ENGINE = "sat"  # measured in scripts/bench_kingtour.py: python-sat's Glucose far ahead of z3 here
+MODES = ("optimise",)
+DIGIT_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class Board:
+    size: int
+    box_rows: int
+    box_cols: int
+    clues: tuple[tuple[int, ...], ...]  # 0 where no digit is given
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        return [(r, c) for r in range(self.size) for c in range(self.size)]
+
+    def units(self) -> list[list[tuple[int, int]]]:
+        n, br, bc = self.size, self.box_rows, self.box_cols
+        rows = [[(r, c) for c in range(n)] for r in range(n)]
+        cols = [[(r, c) for r in range(n)] for c in range(n)]
+        boxes = [
+            [(r, c) for r in range(top, top + br) for c in range(left, left + bc)]
+            for top in range(0, n, br)
+            for left in range(0, n, bc)
+        ]
+        return rows + cols + boxes
+
+    def neighbours(self, r: int, c: int) -> list[tuple[int, int]]:
+        n = self.size
+        return [
+            (r + dr, c + dc)
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+            if (dr or dc) and 0 <= r + dr < n and 0 <= c + dc < n
+        ]
+
+
+# --------------------------------------------------------------------------------------------- parse
+def parse_box(text: str, size: int) -> tuple[int, int]:
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise InputError(f"box shape {text!r} is not of the form RxC (for example 3x3)", "--box")
+    rows, cols = int(parts[0]), int(parts[1])
+    if rows < 1 or cols < 1 or rows * cols != size:
+        raise InputError(f"{rows}x{cols} boxes do not tile a {size}x{size} grid (need R*C = {size})", "--box")
+    return rows, cols
+
+
+def default_box(size: int) -> tuple[int, int]:
+    """The squarest box shape, rows <= columns (6 -> 2x3, 8 -> 2x4, 12 -> 3x4)."""
+    best = None
+    for rows in range(1, size + 1):
+        if size % rows == 0 and rows <= size // rows:
+            best = (rows, size // rows)
+    return best
+
+
+def parse(size: int, box: str | None, clues_text: str | None, where: str = "clues") -> Board:
+    if not 1 <= size <= len(DIGIT_CHARS):
+        raise InputError(f"size {size} is outside 1..{len(DIGIT_CHARS)}", "--size")
+    rows, cols = parse_box(box, size) if box else default_box(size)
+    if rows * cols != size:
+        raise InputError(f"no box shape tiles {size}x{size}", "--box")
+    grid = [[0] * size for _ in range(size)]
+    if clues_text is not None:
+        lines = []
+        for number, line in enumerate(clues_text.splitlines(), 1):
+            cells = [ch for ch in line if ch not in " \t|"]
+            if not cells or set(cells) <= set("-+"):
+                continue  # blank lines and box rules such as ----+----
+            lines.append((number, cells))
+        if len(lines) != size:
+            raise InputError(f"{len(lines)} rows of cells, expected {size}", where)
+        for r, (number, cells) in enumerate(lines):
+            if len(cells) != size:
+                raise InputError(f"{len(cells)} cells, expected {size}", f"{where} line {number}")
+            for c, ch in enumerate(cells):
+                if ch in ".0_*":
+                    continue
+                value = DIGIT_CHARS.find(ch.upper()) + 1
+                if not 1 <= value <= size:
+                    raise InputError(f"unknown symbol {ch!r} (digits 1..{size} or '.')", f"{where} line {number} column {c + 1}")
+                grid[r][c] = value
+    return Board(size, rows, cols, tuple(tuple(row) for row in grid))
+
+
+def load(text: str | None, source: str, options: dict) -> Board:
+    """The board from --size/--box and an optional clue grid (`text`, read from `source`)."""
+    size = options.get("size")
+    if size is None:
+        raise InputError("the King's tour needs --size N (and --box RxC unless the squarest shape is meant)", "--size")
+    return parse(int(size), options.get("box"), text, where=source)
+
+
+def canonical(board: Board) -> dict:
+    return {
+        "size": board.size,
+        "box": f"{board.box_rows}x{board.box_cols}",
+        "clues": ["".join(DIGIT_CHARS[v - 1] if v else "." for v in row) for row in board.clues],
+    }
+
+
+def from_canonical(data: dict) -> Board:
+    return parse(int(data["size"]), data["box"], "\n".join(data["clues"]))
+
+
+# -------------------------------------------------------------------------------------------- encode
+def encode(board: Board, encoding: str = "onehot") -> Encoding:
+    if encoding == "onehot":
+        return _encode_onehot(board)
+    if encoding == "posted":
+        return _encode_posted(board)
+    raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
+
+
+def _encode_onehot(board: Board) -> Encoding:
+    """Booleans only: cell holds digit, step visits cell, step reads digit.
+
+    Exactly-one per cell, per step and per unit digit; adjacency clauses in both time directions make
+    consecutive visits king moves. With every cell visited once, that is already a Hamiltonian path:
+    no circuit constraint is needed. SAT solvers propagate this far better than integers.
+    """
+    n, cnf = board.size, CNF()
+    steps = n * n
+    digit = {(r, c, k): cnf.var(f"d{r}_{c}_{k}") for r, c in board.cells for k in range(1, n + 1)}
+    visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(steps) for r, c in board.cells}
+    reads = {(t, k): cnf.var(f"s{t}_{k}") for t in range(steps) for k in range(1, n + 1)}
+
+    # The Sudoku.
+    for r, c in board.cells:
+        cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
+        if board.clues[r][c]:
+            cnf.add([digit[r, c, board.clues[r][c]]])
+    for unit in board.units():
+        for k in range(1, n + 1):
+            cnf.exactly_one([digit[r, c, k] for r, c in unit])
+
+    # The tour: each step one cell, each cell one step, consecutive steps a king move apart.
+    for t in range(steps):
+        cnf.exactly_one([visit[t, r, c] for r, c in board.cells])
+    for r, c in board.cells:
+        cnf.exactly_one([visit[t, r, c] for t in range(steps)])
+        around = board.neighbours(r, c)
+        for t in range(steps):
+            if t + 1 < steps:
+                cnf.add([-visit[t, r, c]] + [visit[t + 1, a, b] for a, b in around])
+            if t > 0:
+                cnf.add([-visit[t, r, c]] + [visit[t - 1, a, b] for a, b in around])
+
+    # The number: step t reads the digit of the cell it visits.
+    for t in range(steps):
+        cnf.exactly_one([reads[t, k] for k in range(1, n + 1)])
+        for r, c in board.cells:
+            for k in range(1, n + 1):
+                cnf.add([-visit[t, r, c], -digit[r, c, k], reads[t, k]])
+
+    def greater(i: int, d: int):
+        return any_of([lit(f"s{i}_{k}") for k in range(d + 1, n + 1)])
+
+    def equal(i: int, d: int):
+        return lit(f"s{i}_{d}")
+
+    def decode(model) -> dict:
+        grid = [[next(k for k in range(1, n + 1) if model[f"d{r}_{c}_{k}"]) for c in range(n)] for r in range(n)]
+        tour = [[0] * n for _ in range(n)]
+        for t in range(steps):
+            for r, c in board.cells:
+                if model[f"v{t}_{r}_{c}"]:
+                    tour[r][c] = t + 1
+        return {"grid": grid, "tour": tour}
+
+    objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)})
+    return Encoding("onehot", 1, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"))
+
+
+def _encode_posted(board: Board) -> Encoding:
+    """The posted answer's model, written anew: Int digit and Int visit time per cell, move
+    Booleans with degree constraints (portable `ite` sums instead of z3's PbEq), and a digit per step."""
+    n, smt = board.size, SmtBuilder("QF_LIA")
+    steps = n * n
+    num = {(r, c): smt.int(f"num{r}_{c}", 1, n) for r, c in board.cells}
+    for r, c in board.cells:
+        if board.clues[r][c]:
+            smt.assert_(f"(= {num[r, c]} {board.clues[r][c]})")
+    for unit in board.units():
+        smt.assert_(f"(distinct {' '.join(num[x] for x in unit)})")
+        for k in range(1, n + 1):
+            smt.assert_(f"(or {' '.join(f'(= {num[x]} {k})' for x in unit)})")
+    tour = {(r, c): smt.int(f"tour{r}_{c}", 0, steps - 1) for r, c in board.cells}
+    move = {}
+    for a in board.cells:
+        for b in board.neighbours(*a):
+            move[a, b] = smt.bool(f"move{a[0]}_{a[1]}_{b[0]}_{b[1]}")
+    for a in board.cells:
+        outs = [move[a, b] for b in board.neighbours(*a)]
+        smt.assert_(f"(= (+ {count_true(outs)} (ite (= {tour[a]} {steps - 1}) 1 0)) 1)")
+        ins = [move[b, a] for b in board.neighbours(*a)]
+        smt.assert_(f"(= (+ {count_true(ins)} (ite (= {tour[a]} 0) 1 0)) 1)")
+    smt.assert_(f"(distinct {' '.join(tour[x] for x in board.cells)})")
+    for t in range(steps):
+        smt.assert_(f"(or {' '.join(f'(= {tour[x]} {t})' for x in board.cells)})")
+    for (a, b), m in move.items():
+        smt.assert_(f"(= {m} (= (+ {tour[a]} 1) {tour[b]}))")
+    value = [smt.int(f"value{t}", 1, n) for t in range(steps)]
+    for a in board.cells:
+        for t in range(steps):
+            smt.assert_(f"(=> (= {tour[a]} {t}) (= {num[a]} {value[t]}))")
+
+    def decode(model) -> dict:
+        grid = [[model[f"num{r}_{c}"] for c in range(n)] for r in range(n)]
+        tour_grid = [[model[f"tour{r}_{c}"] + 1 for c in range(n)] for r in range(n)]
+        return {"grid": grid, "tour": tour_grid}
+
+    objective = LexMax(
+        steps,
+        list(range(1, n + 1)),
+        lambda i, d: raw(f"(> value{i} {d})"),
+        lambda i, d: raw(f"(= value{i} {d})"),
+        {k: n for k in range(1, n + 1)},
+    )
+    return Encoding("posted", 1, smt.formula(), objective, decode, engines=("z3",))
+
+
+# ------------------------------------------------------------------------------------------- referee
+def referee(board: Board, solution: dict) -> list[str]:
+    """Every broken rule, with its place. Pure Python: this is what the answer is checked against."""
+    n, problems = board.size, []
+    grid, tour = solution.get("grid"), solution.get("tour")
+    for name, rows in (("grid", grid), ("tour", tour)):
+        if not isinstance(rows, list) or len(rows) != n or any(not isinstance(row, list) or len(row) != n for row in rows):
+            return [f"{name} is not {n}x{n}"]
+    for r, c in board.cells:
+        if grid[r][c] not in range(1, n + 1):
+            problems.append(f"r{r + 1}c{c + 1} holds {grid[r][c]!r}, not a digit 1..{n}")
+        if board.clues[r][c] and grid[r][c] != board.clues[r][c]:
+            problems.append(f"r{r + 1}c{c + 1} holds {grid[r][c]} but the clue is {board.clues[r][c]}")
+    for unit in board.units():
+        seen = {}
+        for r, c in unit:
+            if grid[r][c] in seen:
+                a = seen[grid[r][c]]
+                problems.append(f"digit {grid[r][c]} twice: r{a[0] + 1}c{a[1] + 1} and r{r + 1}c{c + 1}")
+            seen[grid[r][c]] = (r, c)
+    where = {}
+    for r, c in board.cells:
+        t = tour[r][c]
+        if not isinstance(t, int) or not 1 <= t <= n * n:
+            problems.append(f"r{r + 1}c{c + 1} has visit number {t!r}, not 1..{n * n}")
+        elif t in where:
+            problems.append(f"visit {t} appears twice: r{where[t][0] + 1}c{where[t][1] + 1} and r{r + 1}c{c + 1}")
+        else:
+            where[t] = (r, c)
+    for t in range(2, n * n + 1):
+        if t in where and t - 1 in where:
+            (r0, c0), (r1, c1) = where[t - 1], where[t]
+            if max(abs(r0 - r1), abs(c0 - c1)) != 1:
+                problems.append(f"visit {t - 1} r{r0 + 1}c{c0 + 1} to visit {t} r{r1 + 1}c{c1 + 1} is not a king move")
+    return problems
+
+
+def value(board: Board, solution: dict) -> list[int]:
+    """The digits read along the tour."""
+    order = sorted((solution["tour"][r][c], r, c) for r, c in board.cells)
+    return [solution["grid"][r][c] for _, r, c in order]
+
+
+def value_text(vector: Sequence[int]) -> str:
+    return digits_text(vector)
+
+
+def value_json(vector: Sequence[int]) -> str:
+    return digits_text(vector)
+
+
+def render(board: Board, solution: dict, proved: int | None = None):
+    from smtpuzzles.render import kingtour_view
+
+    return kingtour_view(board, solution, value(board, solution), proved)

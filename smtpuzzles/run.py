@@ -1,0 +1,104 @@
+"""One solving run: the only place where a puzzle, the driver, an engine and the ledger meet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+from smtpuzzles.driver import Outcome, Recorder, run_objective
+from smtpuzzles.engines import make_engine
+from smtpuzzles.errors import InputError, LedgerError
+from smtpuzzles.ledger import Ledger, canonical_json, read_json, sha256_text
+from smtpuzzles.objective import claim_terms
+from smtpuzzles import puzzles
+
+
+def instance_sha(canonical: dict) -> str:
+    return sha256_text(canonical_json(canonical))
+
+
+def pick_engine(module: ModuleType, encoding, requested: str | None) -> str:
+    engine = requested or module.DEFAULT_ENGINE
+    if engine not in encoding.engines:
+        engine_list = ", ".join(encoding.engines)
+        raise InputError(f"the {encoding.name} encoding runs on {engine_list}, not {engine}", "--engine")
+    return engine
+
+
+def solve(module: ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
+          encoding: str | None = None, time_limit: float | None = None, mode: str = "optimise",
+          limit: int | None = None, params: dict | None = None,
+          on_step: Callable[[dict], None] | None = None,
+          on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
+    if mode not in module.MODES:
+        raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
+    enc = module.encode(instance, encoding or module.ENCODINGS[0])
+    engine_name = pick_engine(module, enc, engine)
+    canonical = module.canonical(instance)
+    header = {
+        "puzzle": module.NAME,
+        "instance": canonical,
+        "instance_sha256": instance_sha(canonical),
+        "encoding": {"name": enc.name, "version": enc.version},
+        "engine": {"name": engine_name, "params": dict(params or {})},
+        "objective": enc.objective.kind,
+        "mode": mode,
+        "limit": limit,
+        "time_limit": time_limit,
+    }
+    ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
+    return _drive(module, instance, enc, ledger, [], on_step, on_solution)
+
+
+def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
+    run = read_json(Path(run_dir) / "run.json")
+    if run.get("status") in ("optimal", "solved", "infeasible"):
+        raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
+    module = puzzles.get(run.get("puzzle", "?"))
+    instance = module.from_canonical(run["instance"])
+    enc = module.encode(instance, run["encoding"]["name"])
+    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
+        raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))
+    ledger, steps = Ledger.resume(Path(run_dir))
+    if time_limit is not None:
+        ledger.run["time_limit"] = time_limit
+    return _drive(module, instance, enc, ledger, steps, on_step, on_solution)
+
+
+def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, on_solution) -> tuple[Outcome, Ledger]:
+    run = ledger.run
+    engine_name, params = run["engine"]["name"], run["engine"]["params"]
+
+    def engine_factory():
+        engine = make_engine(engine_name, enc.formula, params)
+        run["engine"]["version"] = engine.version
+        run["engine"]["params"] = engine.params
+        ledger.save_run()
+        return engine
+
+    def solution_seen(solution, value):
+        ledger.save_solution(solution, module.value_json(value))
+        if on_solution:
+            on_solution(solution, value)
+
+    recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
+                        ledger.append, replay, run.get("time_limit"), on_step, solution_seen)
+    try:
+        outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
+    except KeyboardInterrupt:
+        outcome = Outcome("interrupted")
+    if outcome.solution is None and (ledger.dir / "solution.json").exists():
+        saved = json.loads((ledger.dir / "solution.json").read_text())
+        outcome.solution = saved["solution"]
+        outcome.value = module.value(instance, outcome.solution)
+    if outcome.certificate is not None:
+        claim = outcome.certificate["claim"]
+        terms = claim_terms(enc.objective, claim)
+        index = ledger.next_index - 1
+        outcome.certificate["step"] = index
+        ledger.save_certificate(enc.formula.query(terms), claim, index)
+    run["extra"] = outcome.extra
+    ledger.finish(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
+    return outcome, ledger
