@@ -19,7 +19,7 @@ from pathlib import Path
 from smtpuzzles import puzzles
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.formula import query_from_base, smt2
-from smtpuzzles.ledger import header_genesis, read_base, read_json, read_steps, sha256_text
+from smtpuzzles.ledger import header_genesis, read_base, read_json, read_steps, seal_problem, sha256_text
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.smtlib import read_query, solve_in_subprocess
 
@@ -71,9 +71,9 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=("z3", "cvc5"), job
     steps = read.steps
     finished = run["status"] not in ("running",)
     if finished:
-        if run.get("steps") != len(steps) or run.get("last_step_sha256") != read.last_hash:
-            raise LedgerError(f"run.json seals {run.get('steps')} steps but steps.jsonl holds {len(steps)} "
-                              "(steps cut off or appended)", str(run_dir / "steps.jsonl"))
+        problem = seal_problem(run, read)
+        if problem:
+            raise LedgerError(problem, str(run_dir))
         report.add("integrity", True, f"hash chain of {len(steps)} steps intact and sealed by run.json")
     else:
         report.add("integrity", True, f"hash chain of {len(steps)} steps intact; the run never finished (killed), so makes no claim")
@@ -119,6 +119,11 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=("z3", "cvc5"), job
             report.add("models", False, f"solution.json is worth {module.value_json(module.value(instance, best_solution))}, run.json claims {run['value']}")
         else:
             report.add("models", True, "solution.json passes the referee and has the claimed value")
+
+    certify = getattr(module, "certify", None)
+    if certify is not None and best_solution is not None and run["status"] == "optimal":
+        ok, text = certify(instance, best_solution)
+        report.add("certificate", ok, f"solver-free certificate: {text}")
 
     # 3. claims -------------------------------------------------------------------------------------
     _check_claims(report, run, steps, module, instance, best_solution)

@@ -144,8 +144,9 @@ class Ledger:
     def resume(cls, run_dir: Path) -> tuple["Ledger", list[dict]]:
         run = read_json(run_dir / "run.json")
         read = read_steps(run_dir, header_genesis(run))
-        if read.problems:
-            raise LedgerError(read.problems[0] + "; refusing to resume a tampered ledger", str(run_dir))
+        problem = (read.problems or [None])[0] or seal_problem(run, read)
+        if problem:
+            raise LedgerError(problem + "; refusing to resume a tampered ledger", str(run_dir))
         if read.torn_tail:
             # Cut the half-written line of a killed run; every complete line stays as it was.
             path = run_dir / "steps.jsonl"
@@ -187,6 +188,17 @@ class Ledger:
         self.run.update(status=status, value=value, ended=now())
         self.save_run()
         self._steps.close()
+
+
+def seal_problem(run: dict, read: StepsRead) -> str | None:
+    """A run that stopped on its own (any status but `running`, which only a kill leaves behind)
+    sealed its step count and last hash in run.json: a cut-off or extended tail shows here."""
+    if run.get("status") == "running":
+        return None
+    if run.get("steps") != len(read.steps) or run.get("last_step_sha256") != read.last_hash:
+        return (f"steps.jsonl: run.json seals {run.get('steps')} steps but the file holds {len(read.steps)} "
+                "or ends differently (steps cut off, appended or edited)")
+    return None
 
 
 def header_genesis(run: dict) -> str:

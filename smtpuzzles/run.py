@@ -62,8 +62,8 @@ def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_s
     if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
         raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))
     ledger, steps = Ledger.resume(Path(run_dir))
-    if time_limit is not None:
-        ledger.run["time_limit"] = time_limit
+    # The limit belongs to this session, not to the claim: resuming without one lifts it.
+    ledger.run["time_limit"] = time_limit
     return _drive(module, instance, enc, ledger, steps, on_step, on_solution)
 
 

@@ -69,10 +69,17 @@ def solve_in_subprocess(text: str, solver: str, timeout: float | None = None) ->
 
 
 def read_query(path: Path) -> str:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            return handle.read()
-    return path.read_text(encoding="utf-8")
+    from smtpuzzles.errors import LedgerError
+
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                return handle.read()
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LedgerError("query file is missing", str(path)) from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise LedgerError(f"query file is unreadable ({exc})", str(path)) from None
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,69 @@
+"""Brute-force reference for small King's-tour Sudokus (tests only, never on the answer path)."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+
+def sudokus(n: int, br: int, bc: int):
+    """Every n x n Sudoku with br x bc boxes, by backtracking cell by cell."""
+    grid = [[0] * n for _ in range(n)]
+
+    def ok(r, c, d):
+        if d in grid[r] or any(grid[i][c] == d for i in range(n)):
+            return False
+        top, left = r - r % br, c - c % bc
+        return all(grid[i][j] != d for i in range(top, top + br) for j in range(left, left + bc))
+
+    def fill(k):
+        if k == n * n:
+            yield [row[:] for row in grid]
+            return
+        r, c = divmod(k, n)
+        for d in range(1, n + 1):
+            if ok(r, c, d):
+                grid[r][c] = d
+                yield from fill(k + 1)
+                grid[r][c] = 0
+
+    yield from fill(0)
+
+
+def best_reading(grid, floor: list[int] | None = None) -> list[int]:
+    """The lexicographically largest digit sequence along any king's tour of this grid, or `floor`
+    if none beats it (depth-first over all Hamiltonian paths, cut where the prefix already loses)."""
+    n = len(grid)
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    best: list[int] = list(floor or [])
+    seq: list[int] = []
+    seen = set()
+
+    def go(r, c):
+        nonlocal best
+        k = len(seq)
+        if best and seq < best[:k]:
+            return
+        if k == n * n:
+            if seq > best:
+                best = seq[:]
+            return
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                a, b = r + dr, c + dc
+                if (dr or dc) and 0 <= a < n and 0 <= b < n and (a, b) not in seen:
+                    seen.add((a, b)); seq.append(grid[a][b])
+                    go(a, b)
+                    seen.discard((a, b)); seq.pop()
+
+    for r, c in cells:
+        seen.add((r, c)); seq.append(grid[r][c])
+        go(r, c)
+        seen.discard((r, c)); seq.pop()
+    return best
+
+
+def best_overall(n: int, br: int, bc: int) -> list[int]:
+    best: list[int] = []
+    for grid in sudokus(n, br, bc):
+        best = best_reading(grid, best)
+    return best

@@ -1,0 +1,60 @@
+"""Shared helpers: run the command line in-process or as a real process, read run folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smtpuzzles.cli import main
+
+SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+
+class Cli:
+    def __init__(self, capsys, tmp_path):
+        self.capsys = capsys
+        self.tmp_path = tmp_path
+
+    def __call__(self, *args, stdin: str | None = None):
+        """(exit code, stdout, stderr) of `smtpuzzles ARGS` run in this process."""
+        if stdin is not None:
+            import io
+
+            old = sys.stdin
+            sys.stdin = io.StringIO(stdin)
+        try:
+            code = main([str(a) for a in args])
+        finally:
+            if stdin is not None:
+                sys.stdin = old
+        out, err = self.capsys.readouterr()
+        return code, out, err
+
+    def solve_json(self, *args, stdin: str | None = None) -> dict:
+        code, out, err = self("solve", *args, "--json", "--out", self.tmp_path / "runs", stdin=stdin)
+        assert code in (0, 3, 130), err
+        return json.loads(out)
+
+
+@pytest.fixture
+def cli(capsys, tmp_path):
+    return Cli(capsys, tmp_path)
+
+
+def run_process(*args, **kwargs) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    return subprocess.run([sys.executable, "-m", "smtpuzzles", *map(str, args)], capture_output=True, text=True, env=env, **kwargs)
+
+
+def one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one error line, got: {err!r}"
+    assert "Traceback" not in err
+    return lines[0]

@@ -1,0 +1,125 @@
+"""King's-tour Sudoku: answers against brute force and the seed, engines and encodings agreeing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from brute_kingtour import best_overall
+from conftest import one_error_line
+from smtpuzzles.puzzles import kingtour
+
+SEED_6x6_PREFIX = "666655546"  # from the seed: the optimal first nine digits for 6x6 with 2x3 boxes
+
+
+def test_4x4_matches_brute_force(cli):
+    expected = "".join(map(str, best_overall(4, 2, 2)))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2")
+    assert result["status"] == "optimal"
+    assert result["value"] == expected
+    board = kingtour.parse(4, "2x2", None)
+    assert kingtour.referee(board, result["solution"]) == []
+    assert kingtour.value_text(kingtour.value(board, result["solution"])) == expected
+
+
+@pytest.mark.parametrize("engine,encoding", [("z3", "onehot"), ("z3", "posted"), ("sat", "onehot")])
+def test_engines_and_encodings_agree_on_4x4(cli, engine, encoding):
+    expected = "".join(map(str, best_overall(4, 2, 2)))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--engine", engine, "--encoding", encoding)
+    assert (result["status"], result["value"]) == ("optimal", expected)
+
+
+def test_6x6_proved_audited_and_engines_agree(cli):
+    by_sat = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "sat")
+    by_z3 = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "z3")
+    assert by_sat["status"] == by_z3["status"] == "optimal"
+    assert by_sat["value"] == by_z3["value"]
+    assert by_sat["value"].startswith(SEED_6x6_PREFIX)
+    code, out, err = cli("audit", by_sat["run_dir"], "--resolve", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"], report
+    assert {(r["solver"], r["answer"]) for r in report["resolved"]} == {("z3", "unsat"), ("cvc5", "unsat")}
+
+
+def test_posted_encoding_agrees_on_6x6_optimum(cli):
+    """The posted encoding accepts the one-hot optimum and refutes anything larger at its first
+    free positions (a full posted proof of 6x6 takes minutes: scripts/bench_kingtour.py runs it)."""
+    from smtpuzzles.engines import make_engine
+    from smtpuzzles.objective import claim_terms
+
+    best = cli.solve_json("kingtour", "--size", 6, "--box", "2x3")["value"]
+    vector = [int(ch) for ch in best]
+    board = kingtour.parse(6, "2x3", None)
+    enc = kingtour.encode(board, "posted")
+    engine = make_engine("z3", enc.formula)
+    whole = claim_terms(enc.objective, {"op": "exceed", "prefix": vector[:-1], "pos": 35, "than": vector[35] - 1})
+    result = engine.check(whole, None)
+    assert result.status == "sat"
+    assert kingtour.value(board, enc.decode(result.model)) == vector
+    for pos in (3, 4):
+        claim = {"op": "exceed", "prefix": vector[:pos], "pos": pos, "than": vector[pos]}
+        assert engine.check(claim_terms(enc.objective, claim), None).status == "unsat"
+
+
+def test_referee_names_the_broken_rule():
+    board = kingtour.parse(4, "2x2", None)
+    grid = [[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]]
+    snake = [[1, 2, 3, 4], [8, 7, 6, 5], [9, 10, 11, 12], [16, 15, 14, 13]]
+    assert kingtour.referee(board, {"grid": grid, "tour": snake}) == []
+    bad_grid = [row[:] for row in grid]
+    bad_grid[0][0] = 2
+    assert any("digit 2 twice" in p for p in kingtour.referee(board, {"grid": bad_grid, "tour": snake}))
+    jump = [row[:] for row in snake]
+    jump[0][0], jump[3][3] = 13, 1
+    assert any("not a king move" in p for p in kingtour.referee(board, {"grid": grid, "tour": jump}))
+
+
+def test_contradicting_clues_are_infeasible_with_a_recorded_proof(cli, tmp_path):
+    clues = tmp_path / "clues.txt"
+    clues.write_text("11..\n....\n....\n....\n")
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--clues", clues)
+    assert result["status"] == "infeasible" and result["solution"] is None
+    code, out, _ = cli("audit", result["run_dir"], "--json")
+    assert code == 0 and json.loads(out)["ok"]
+
+
+def test_clues_are_respected(cli, tmp_path):
+    clues = tmp_path / "clues.txt"
+    clues.write_text("1...\n....\n....\n...1\n")
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--clues", clues)
+    assert result["status"] == "optimal"
+    assert result["solution"]["grid"][0][0] == 1 and result["solution"]["grid"][3][3] == 1
+    free = best_overall(4, 2, 2)
+    assert [int(c) for c in result["value"]] <= free
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--size", 6, "--box", "3x3"], "3x3 boxes do not tile a 6x6 grid"),
+    (["--size", 6, "--box", "2by3"], "not of the form RxC"),
+    (["--size", 4, "--box", "2x2", "--clues", "missing.txt"], "missing.txt: no such file"),
+])
+def test_bad_shapes_exit_2_with_one_line(cli, args, fragment):
+    code, out, err = cli("solve", "kingtour", *args, "--out", cli.tmp_path / "runs")
+    assert code == 2
+    assert fragment in one_error_line(err)
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("12..\n....\n...\n....\n", "line 3: 3 cells, expected 4"),
+    ("1x..\n....\n....\n....\n", "line 1 column 2: unknown symbol 'x'"),
+    ("15..\n....\n....\n....\n", "unknown symbol '5'"),
+])
+def test_bad_clue_grids_exit_2_with_one_line(cli, tmp_path, text, fragment):
+    clues = tmp_path / "c.txt"
+    clues.write_text(text)
+    code, _, err = cli("solve", "kingtour", "--size", 4, "--box", "2x2", "--clues", clues, "--out", tmp_path / "runs")
+    assert code == 2 and fragment in one_error_line(err)
+    assert not (tmp_path / "runs").exists()  # nothing was recorded for bad input
+
+
+def test_default_box_is_the_squarest():
+    assert kingtour.default_box(6) == (2, 3)
+    assert kingtour.default_box(9) == (3, 3)
+    assert kingtour.default_box(12) == (3, 4)

@@ -1,0 +1,222 @@
+"""The ledger and the audit: kill -9 and resume, tampering, time limits, bad ledgers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line, run_process
+from smtpuzzles.audit import audit
+from smtpuzzles.errors import LedgerError
+
+
+def solved_run(cli, *args) -> Path:
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", *args)
+    assert result["status"] == "optimal"
+    return Path(result["run_dir"])
+
+
+def audit_exit(cli, run_dir, *args):
+    code, out, err = cli("audit", run_dir, *args)
+    return code, out, err
+
+
+def test_kill_minus_9_then_resume_then_audit_clean(tmp_path, cli):
+    out = tmp_path / "runs"
+    # The z3 engine on 6x6 takes a few seconds: long enough to be killed in the middle.
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "6", "--box", "2x3",
+                             "--engine", "z3", "--out", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    steps_file = None
+    while time.time() < deadline:
+        found = list(out.glob("*/steps.jsonl"))
+        if found and found[0].read_bytes().count(b"\n") >= 12:
+            steps_file = found[0]
+            break
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert steps_file is not None, "the run never got going"
+    run_dir = steps_file.parent
+    before = steps_file.read_bytes().split(b"\n")
+    complete_before = before[:-1]  # the last element is "" or a torn line
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "running"
+    # A killed run is readable, claims nothing, and audits clean as such.
+    assert audit(run_dir).ok
+
+    code, stdout, err = cli("solve", "kingtour", "--resume", run_dir, "--json")
+    assert code == 0, err
+    result = json.loads(stdout)
+    assert result["status"] == "optimal" and result["value"].startswith("666655546")
+    after = steps_file.read_bytes().split(b"\n")
+    assert after[: len(complete_before)] == complete_before  # nothing recorded was lost or rewritten
+    claims = [json.dumps(json.loads(line)["claim"], sort_keys=True) for line in after if line]
+    assert len(claims) == len(set(claims)), "a finished step was redone after resume"
+    report = audit(run_dir, resolve="certificate")
+    assert report.ok, [f.text for f in report.findings if not f.ok]
+
+
+def _flip_result(line: str) -> str:
+    flipped = line.replace('"result":"unsat"', '"result":"sat"') if '"result":"unsat"' in line else line.replace('"result":"sat"', '"result":"unsat"')
+    assert flipped != line
+    return flipped
+
+
+def _rewrite_steps(run_dir: Path, change) -> None:
+    path = run_dir / "steps.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(change(lines)) + "\n")
+
+
+@pytest.mark.parametrize("tamper,what", [
+    (lambda lines: lines[:3] + [_flip_result(lines[3])] + lines[4:], "edited"),
+    (lambda lines: lines[:5] + lines[6:], "deleted"),
+    (lambda lines: lines[:2] + [lines[3], lines[2]] + lines[4:], "reordered"),
+    (lambda lines: lines[:-1], "cut off"),
+])
+def test_tampered_ledgers_fail_audit_with_one_line(cli, tamper, what):
+    run_dir = solved_run(cli)
+    assert audit_exit(cli, run_dir)[0] == 0
+    _rewrite_steps(run_dir, tamper)
+    code, out, err = audit_exit(cli, run_dir)
+    assert code == 2, what
+    line = one_error_line(err)
+    assert "steps.jsonl" in line or "run.json" in line or "steps" in line
+
+
+def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
+    """Someone who rewrites a model and recomputes every hash still meets the referee."""
+    import hashlib
+
+    from smtpuzzles.ledger import canonical_json
+
+    run_dir = solved_run(cli)
+    run = json.loads((run_dir / "run.json").read_text())
+    steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
+    sat = next(s for s in steps if s["result"] == "sat")
+    sat["solution"]["grid"][0][0], sat["solution"]["grid"][0][1] = sat["solution"]["grid"][0][1], sat["solution"]["grid"][0][0]
+    prev = run["instance_sha256"]
+    lines = []
+    for s in steps:
+        s["prev"] = prev
+        line = canonical_json(s)
+        lines.append(line)
+        prev = hashlib.sha256(line.encode()).hexdigest()
+    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    run["last_step_sha256"] = prev
+    (run_dir / "run.json").write_text(json.dumps(run))
+    report = audit(run_dir)
+    assert not report.ok
+    assert any(f.section == "models" and not f.ok for f in report.findings)
+    assert audit_exit(cli, run_dir)[0] == 1
+
+
+def test_a_missing_unsat_step_breaks_the_claim(cli):
+    """A chain rebuilt without one position's UNSAT step: intact hashes, but the claim no longer adds up."""
+    import hashlib
+
+    from smtpuzzles.ledger import canonical_json
+
+    run_dir = solved_run(cli)
+    run = json.loads((run_dir / "run.json").read_text())
+    steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
+    drop = next(i for i, s in enumerate(steps) if s["result"] == "unsat" and s["by"] == "solver" and s["claim"]["op"] == "exceed")
+    steps = steps[:drop] + steps[drop + 1:]
+    prev = run["instance_sha256"]
+    lines = []
+    for i, s in enumerate(steps):
+        s["prev"], s["index"] = prev, i
+        line = canonical_json(s)
+        lines.append(line)
+        prev = hashlib.sha256(line.encode()).hexdigest()
+    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    run["last_step_sha256"], run["steps"] = prev, len(steps)
+    run["certificate"]["step"] -= 1
+    (run_dir / "run.json").write_text(json.dumps(run))
+    report = audit(run_dir)
+    assert any(f.section == "claims" and not f.ok for f in report.findings)
+
+
+def test_a_timed_out_step_never_yields_optimal(cli):
+    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "z3", "--time-limit", "0.001")
+    assert result["status"] == "unknown"
+    run_dir = Path(result["run_dir"])
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["status"] == "unknown"
+    steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
+    assert steps[-1]["result"] == "unknown"
+    assert "certificate" not in run
+    report = audit(run_dir)
+    assert report.ok and any("no optimality claimed" in f.text for f in report.findings)
+    # Resumed without the limit, the same ledger reaches the proof and still audits clean.
+    code, out, err = cli("solve", "kingtour", "--resume", run_dir, "--json")
+    assert code == 0 and json.loads(out)["status"] == "optimal"
+    assert audit(run_dir).ok
+
+
+def test_the_time_limit_also_stops_the_sat_engine(cli):
+    result = cli.solve_json("kingtour", "--size", 8, "--box", "2x4", "--engine", "sat", "--time-limit", "0.0001")
+    assert result["status"] == "unknown"
+
+
+def test_resume_refuses_a_tampered_ledger(cli):
+    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "z3", "--time-limit", "0.001")
+    run_dir = Path(result["run_dir"])
+    _rewrite_steps(run_dir, lambda lines: [lines[0].replace('"seconds":', '"seconds":1')] + lines[1:])
+    before = (run_dir / "steps.jsonl").read_bytes()
+    code, out, err = cli("solve", "kingtour", "--resume", run_dir)
+    assert code == 2 and "tampered" in one_error_line(err)
+    assert (run_dir / "steps.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("damage,fragment", [
+    (lambda d: (d / "run.json").write_text('{"puzzle": "kingtour", '), "run.json: not valid JSON"),
+    (lambda d: (d / "base.smt2.gz").unlink(), "base formula is missing"),
+    (lambda d: (d / "certificate.smt2.gz").write_bytes(b"junk"), "certificate"),
+])
+def test_unreadable_ledgers_exit_2_with_one_line(cli, damage, fragment):
+    run_dir = solved_run(cli)
+    damage(run_dir)
+    code, out, err = audit_exit(cli, run_dir)
+    assert code == 2 and fragment in one_error_line(err)
+
+
+def test_audit_of_a_folder_that_is_no_run(cli, tmp_path):
+    code, _, err = audit_exit(cli, tmp_path)
+    assert code == 2 and "no run.json" in one_error_line(err)
+
+
+def test_runs_never_overwrite_each_other(cli):
+    a = solved_run(cli)
+    b = solved_run(cli)
+    assert a != b and a.exists() and b.exists()
+
+
+def test_show_renders_a_recorded_run_and_saves_svg(cli, tmp_path):
+    run_dir = solved_run(cli)
+    svg = tmp_path / "run.svg"
+    code, out, err = cli("show", run_dir, "--svg", svg)
+    assert code == 0
+    assert "4443342132113221" in out
+    assert svg.read_text().startswith("<svg")
+
+
+def test_exported_queries_are_portable(cli):
+    """No z3-only terms; a set-logic; cvc5 parses and refutes the closing certificate (posted encoding:
+    arithmetic with `ite` sums where z3 would write pbeq)."""
+    from smtpuzzles.smtlib import read_query, solve_text
+
+    run_dir = solved_run(cli, "--encoding", "posted", "--engine", "z3")
+    query = read_query(run_dir / "certificate.smt2.gz")
+    assert query.startswith("(set-logic QF_LIA)")
+    for z3_only in ("pbeq", "pble", "pbge", "at-most", "at-least", "_ pb"):
+        assert z3_only not in query
+    assert solve_text(query, "cvc5") == "unsat"
+    assert solve_text(query, "z3") == "unsat"
