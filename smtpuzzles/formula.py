@@ -161,11 +161,14 @@ class Formula:
     text: str  # declarations and assertions, no set-logic and no check-sat
     cnf: CNF | None = None
     decls: dict[str, str] = field(default_factory=dict)  # name -> sort, for parsing conditions
+    # Which z3 solver family suits it (e.g. "QF_FD" for Booleans, cardinalities and bounded ints);
+    # a solving hint only, never written into the portable text.
+    z3_solver: str | None = None
 
     @classmethod
     def from_cnf(cls, cnf: CNF) -> "Formula":
         text = "\n".join(cnf.smt2_lines()) + "\n"
-        return cls(logic="QF_UF", text=text, cnf=cnf, decls={n: "Bool" for n in cnf.names[1:]})
+        return cls(logic="QF_UF", text=text, cnf=cnf, decls={n: "Bool" for n in cnf.names[1:]}, z3_solver="QF_FD")
 
     @property
     def sha256(self) -> str:
@@ -215,8 +218,8 @@ class SmtBuilder:
     def assert_(self, text: str) -> None:
         self.lines.append(f"(assert {text})")
 
-    def formula(self) -> Formula:
-        return Formula(logic=self.logic, text="\n".join(self.lines) + "\n", decls=dict(self.decls))
+    def formula(self, z3_solver: str | None = None) -> Formula:
+        return Formula(logic=self.logic, text="\n".join(self.lines) + "\n", decls=dict(self.decls), z3_solver=z3_solver)
 
 
 def count_true(bools: Sequence[str]) -> str:

@@ -30,8 +30,9 @@ class Z3Engine:
     def __init__(self, formula: Formula, params: dict):
         self.version = z3.get_version_string()
         self.params = params
-        # Pure Boolean problems go to z3's SAT core directly; arithmetic to the default solver.
-        self.solver = z3.SolverFor("QF_FD") if formula.cnf is not None else z3.Solver()
+        # Boolean and finite-domain problems go to z3's SAT core (the formula says when it suits);
+        # unbounded arithmetic to the default solver.
+        self.solver = z3.SolverFor(formula.z3_solver) if formula.z3_solver else z3.Solver()
         for key, value in params.items():
             self.solver.set(key, value)
         self.solver.from_string(formula.document())

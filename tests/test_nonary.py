@@ -1,0 +1,94 @@
+"""The Nonary Game: the seed cases, agreement with brute force, the referee, bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from brute_nonary import most_escapees
+from conftest import one_error_line
+from smtpuzzles import run as runner
+from smtpuzzles.audit import audit
+from smtpuzzles.puzzles import nonary
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "nonary"
+sys.path.insert(0, str(EXAMPLES.parents[1]))
+from gen_nonary import random_game  # noqa: E402
+
+EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
+
+
+def test_examples_are_the_seed_cases():
+    seed = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+    files = list(seed.glob("000_*.txt"))
+    if not files:
+        pytest.skip("seed documents not beside the checkout")
+    text = files[0].read_text()
+    for name, answer in EXPECTED.items():
+        doors = json.loads((EXAMPLES / name).read_text())
+        line = next(l for l in text.splitlines() if l.startswith(json.dumps(doors)))
+        assert line.split()[-1] == str(answer)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_seed_cases(cli, name):
+    result = cli.solve_json("nonary", EXAMPLES / name)
+    assert result["status"] == "optimal"
+    assert result["value"] == EXPECTED[name]
+    game = nonary.load((EXAMPLES / name).read_text(), name, {})
+    assert nonary.referee(game, result["solution"]) == []
+    assert nonary.value(game, result["solution"]) == EXPECTED[name]
+    if name == "09.json":
+        report = audit(Path(result["run_dir"]), resolve="certificate")
+        assert report.ok, [f.text for f in report.findings if not f.ok]
+
+
+def test_agrees_with_brute_force_on_random_maps(tmp_path):
+    for seed in range(200):
+        doors = random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5)
+        game = nonary.from_doors(doors)
+        outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+        assert outcome.status == "optimal"
+        assert outcome.value == most_escapees(doors), doors
+        assert nonary.referee(game, outcome.solution) == []
+
+
+def test_cyclic_maps_agree_with_brute_force(tmp_path):
+    """Rooms on a cycle need the time stamps: a player may go round and use other doors."""
+    doors = [[6, 0, 1], [3, 1, 0], [4, 0, 1], [7, 1, 0], [9, 0, -1], [9, 1, -1], [2, 1, 2], [9, 2, -1]]
+    game = nonary.from_doors(doors)
+    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+    assert outcome.value == most_escapees(doors)
+    for seed in range(30):
+        doors = random_game(1000 + seed, rooms=3, doors=7)
+        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
+        assert outcome.value == most_escapees(doors), doors
+
+
+def test_referee_replays_the_rules():
+    game = nonary.from_doors([[8, 0, 1], [9, 1, -1]])
+    good = {"moves": [{"door": 0, "players": [1, 3, 5, 8, 9]}, {"door": 1, "players": [1, 3, 5, 9]}]}
+    assert nonary.referee(game, good) == [] and nonary.value(game, good) == 4
+    assert "modulo 9" in nonary.referee(game, {"moves": [{"door": 0, "players": [1, 2, 3]}]})[0]
+    assert "3 to 5" in nonary.referee(game, {"moves": [{"door": 0, "players": [8, 9]}]})[0]
+    assert "is in room" in nonary.referee(game, {"moves": [{"door": 1, "players": [1, 3, 5, 9]}]})[0]
+    twice = {"moves": good["moves"] + [{"door": 1, "players": [1, 3, 5, 9]}]}
+    assert "already passed" in nonary.referee(game, twice)[0]
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("[[12, 0, -1]]", "door number 12 is outside 1..9"),
+    ("[[9, 0, 1]]", "must lead to the exit"),
+    ("[[9, 0, -1], [4, 0, -1]]", "door 1 ([4, 0, -1]): only doors numbered 9 lead to the exit"),
+    ("[[9, 0, -1], [4, 0]]", "door 1 ([4, 0]): a door is a [number, from, to] triple"),
+    ("[[9, 0, -1], [4, 0, 1]", "not valid JSON"),
+    ("[[4, 0, 1]]", "no door 9"),
+    ("{}", "expected a non-empty JSON list"),
+])
+def test_bad_input_exits_2_with_one_line(cli, text, fragment):
+    code, out, err = cli("solve", "nonary", "-", "--out", cli.tmp_path / "runs", stdin=text)
+    assert code == 2
+    assert fragment in one_error_line(err)
