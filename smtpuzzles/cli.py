@@ -161,13 +161,16 @@ def cmd_solve(args) -> int:
     extra = outcome.extra or {}
     if "unique" in extra:
         payload["unique"] = extra["unique"]
-    if "count" in extra and run.get("mode") == "count":
-        payload["count"] = extra["count"]
-        payload["count_complete"] = extra.get("count_complete", False)
+    if run.get("mode") == "count":
+        # No solution at all is a complete count of zero (the UNSAT first step proves it).
+        payload["count"] = extra.get("count", 0)
+        payload["count_complete"] = extra.get("count_complete", outcome.status == "infeasible")
     if args.json:
         print(json.dumps(payload))
     else:
-        fields = [("status", status_text(outcome.status)), ("value", payload["value"] if payload["value"] is not None else "—")]
+        shown = payload["value"]
+        shown = "\n".join(shown) if isinstance(shown, list) else ("—" if shown is None else shown)
+        fields = [("status", status_text(outcome.status)), ("value", shown)]
         if "unique" in payload:
             fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
         if "count" in payload:

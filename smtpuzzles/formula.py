@@ -149,7 +149,10 @@ class CNF:
             yield f"(declare-fun {names[v]} () Bool)"
         for clause in self.clauses:
             body = " ".join(names[l] if l > 0 else f"(not {names[-l]})" for l in clause)
-            yield f"(assert {body})" if len(clause) == 1 else f"(assert (or {body}))"
+            if not clause:
+                yield "(assert false)"
+            else:
+                yield f"(assert {body})" if len(clause) == 1 else f"(assert (or {body}))"
 
 
 # ------------------------------------------------------------------------------------------- formula

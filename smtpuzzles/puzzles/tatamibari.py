@@ -1,0 +1,351 @@
+"""Tatamibari: partition the grid into rectangles, each holding exactly one clue; `+` in a square,
+`|` in a rectangle taller than wide, `-` in one wider than tall, `?` in any; no four rectangles meet
+at one corner.
+
+Input: a text grid (`+ - | ?` clues; `*`, `.` or `_` empty) or a puzz.link / pzv.jp URL.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.formula import CNF, Formula, any_of, lit
+from smtpuzzles.objective import Encoding, Satisfy
+
+NAME = "tatamibari"
+ENCODINGS = ("rectangles",)
+DEFAULT_ENGINE = "sat"
+MODES = ("solve", "unique", "count")
+CLUES = "+-|?"
+EMPTY = "*._"
+REGION_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+URL = re.compile(r"^https?://(?:puzz\.link/p|pzv\.jp/p(?:\.html)?)\?tatamibari/(\d+)/(\d+)/([0-9a-z.]*)/?$")
+URL_CLUE = {"1": "|", "2": "-", "3": "+", ".": "?"}
+
+
+@dataclass(frozen=True)
+class Board:
+    rows: tuple[str, ...]  # one character per cell: a clue or '.'
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @cached_property
+    def clues(self) -> list[tuple[int, int, str]]:
+        return [(r, c, ch) for r, row in enumerate(self.rows) for c, ch in enumerate(row) if ch in CLUES]
+
+    @cached_property
+    def _prefix(self) -> list[list[int]]:
+        h, w = self.height, self.width
+        table = [[0] * (w + 1) for _ in range(h + 1)]
+        for r in range(h):
+            for c in range(w):
+                table[r + 1][c + 1] = table[r][c + 1] + table[r + 1][c] - table[r][c] + (self.rows[r][c] in CLUES)
+        return table
+
+    def clues_in(self, top: int, left: int, bottom: int, right: int) -> int:
+        t = self._prefix
+        return t[bottom + 1][right + 1] - t[top][right + 1] - t[bottom + 1][left] + t[top][left]
+
+
+def shape_fits(clue: str, height: int, width: int) -> bool:
+    return clue == "?" or (clue == "+" and height == width) or (clue == "|" and height > width) or (clue == "-" and width > height)
+
+
+# --------------------------------------------------------------------------------------------- parse
+def load(text: str | None, source: str, options: dict) -> Board:
+    if text is None:
+        raise InputError("a puzzle is needed (a text grid or a puzz.link URL)", "input")
+    stripped = text.strip()
+    if stripped.startswith(("http://", "https://")):
+        return from_url(stripped, source)
+    return from_text(text, source)
+
+
+def from_text(text: str, source: str = "input") -> Board:
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines) if line.strip()]
+    if not numbered:
+        raise InputError("the puzzle is empty", source)
+    width = len(numbered[0][1])
+    rows = []
+    for number, line in numbered:
+        if len(line) != width:
+            raise InputError(f"{len(line)} cells where the first row has {width} (ragged grid)", f"{source} line {number}")
+        for c, ch in enumerate(line):
+            if ch not in CLUES and ch not in EMPTY:
+                raise InputError(f"unknown symbol {ch!r} (clues + - | ?, empty * . _)", f"{source} line {number} column {c + 1}")
+        rows.append("".join(ch if ch in CLUES else "." for ch in line))
+    return Board(tuple(rows))
+
+
+def from_url(url: str, source: str = "input") -> Board:
+    match = URL.match(url)
+    if not match:
+        raise InputError("not a puzz.link tatamibari URL (https://puzz.link/p?tatamibari/COLS/ROWS/BODY)", source)
+    cols, rows, body = int(match.group(1)), int(match.group(2)), match.group(3)
+    if cols < 1 or rows < 1:
+        raise InputError(f"a {cols}x{rows} grid is empty", source)
+    cells: list[str] = []
+    for i, ch in enumerate(body):
+        if ch in URL_CLUE:
+            cells.append(URL_CLUE[ch])
+        elif "g" <= ch <= "z":
+            cells.extend("." * (ord(ch) - ord("f")))
+        else:
+            raise InputError(f"character {ch!r} at position {i + 1} of the URL body is not a tatamibari code", source)
+    if len(cells) > cols * rows:
+        raise InputError(f"the URL body describes {len(cells)} cells, more than {cols}x{rows}", source)
+    cells.extend("." * (cols * rows - len(cells)))  # puzz.link may leave trailing empties out
+    return Board(tuple("".join(cells[r * cols:(r + 1) * cols]) for r in range(rows)))
+
+
+def to_url(board: Board) -> str:
+    body, run = [], 0
+    reverse = {v: k for k, v in URL_CLUE.items()}
+    for ch in "".join(board.rows):
+        if ch == ".":
+            run += 1
+            if run == 20:
+                body.append("z")
+                run = 0
+            continue
+        if run:
+            body.append(chr(ord("f") + run))
+            run = 0
+        body.append(reverse[ch])
+    if run:
+        body.append(chr(ord("f") + run))
+    return f"https://puzz.link/p?tatamibari/{board.width}/{board.height}/{''.join(body)}"
+
+
+def to_text(board: Board) -> str:
+    return "\n".join(row.replace(".", "*") for row in board.rows) + "\n"
+
+
+def convert(text: str, source: str) -> str:
+    """URL in, text grid out; text grid in, URL out."""
+    board = load(text, source, {})
+    return to_text(board).rstrip("\n") if text.strip().startswith("http") else to_url(board)
+
+
+def canonical(board: Board) -> dict:
+    return {"grid": list(board.rows)}
+
+
+def from_canonical(data: dict) -> Board:
+    return from_text("\n".join(data["grid"]), "instance")
+
+
+# -------------------------------------------------------------------------------------------- encode
+def candidates(board: Board) -> list[tuple[int, int, int, int]]:
+    """Every rectangle (top, left, bottom, right) holding exactly one clue, of that clue's shape.
+    Growing outwards from each clue stops as soon as a second clue comes in."""
+    out = []
+    h, w = board.height, board.width
+    for cr, cc, clue in board.clues:
+        for top in range(cr, -1, -1):
+            if board.clues_in(top, cc, cr, cc) > 1:
+                break
+            for bottom in range(cr, h):
+                if board.clues_in(top, cc, bottom, cc) > 1:
+                    break
+                for left in range(cc, -1, -1):
+                    if board.clues_in(top, left, bottom, cc) > 1:
+                        break
+                    for right in range(cc, w):
+                        if board.clues_in(top, left, bottom, right) > 1:
+                            break
+                        if shape_fits(clue, bottom - top + 1, right - left + 1):
+                            out.append((top, left, bottom, right))
+    return out
+
+
+def rect_name(rect) -> str:
+    return "q{}_{}_{}_{}".format(*rect)
+
+
+def encode(board: Board, encoding: str = "rectangles") -> Encoding:
+    """One Boolean per candidate rectangle; exactly one covers each cell; at every interior grid
+    point, not all four cells around it may be corners of their rectangles there (that is four
+    rectangles meeting). Clauses are built straight into a CNF: large grids spend their time here."""
+    if encoding != "rectangles":
+        raise InputError(f"unknown encoding {encoding!r} (rectangles)", "--encoding")
+    h, w = board.height, board.width
+    cnf = CNF()
+    rects = candidates(board)
+    covering: list[list[list[int]]] = [[[] for _ in range(w)] for _ in range(h)]
+    # corner[k][r][c]: the rectangle covering (r, c) has its corner k there (0 top-left, 1 top-right,
+    # 2 bottom-left, 3 bottom-right): only rectangles force these flags, and the rule forbids them.
+    corner = [[[0] * w for _ in range(h)] for _ in range(4)]
+
+    def flag(k: int, r: int, c: int) -> int:
+        if not corner[k][r][c]:
+            corner[k][r][c] = cnf.var(f"k{k}_{r}_{c}")
+        return corner[k][r][c]
+
+    for rect in rects:
+        top, left, bottom, right = rect
+        v = cnf.var(rect_name(rect))
+        for r in range(top, bottom + 1):
+            row = covering[r]
+            for c in range(left, right + 1):
+                row[c].append(v)
+        for k, (r, c) in enumerate(((top, left), (top, right), (bottom, left), (bottom, right))):
+            cnf.add([-v, flag(k, r, c)])
+    for r in range(h):
+        for c in range(w):
+            if not covering[r][c]:
+                cnf.add([])  # no rectangle can cover this cell: no solution
+            else:
+                cnf.exactly_one(covering[r][c])
+    for r in range(h - 1):
+        for c in range(w - 1):
+            around = (corner[3][r][c], corner[2][r][c + 1], corner[1][r + 1][c], corner[0][r + 1][c + 1])
+            if all(around):
+                cnf.add([-x for x in around])
+
+    def decode(model) -> dict:
+        chosen = [rect for rect in rects if model[rect_name(rect)]]
+        return {"regions": regions_from_rects(h, w, chosen)}
+
+    def block(solution: dict):
+        return any_of([lit(rect_name(rect), False) for rect in rects_from_regions(solution["regions"])])
+
+    return Encoding("rectangles", 1, Formula.from_cnf(cnf), Satisfy(block), decode, engines=("sat", "z3"))
+
+
+def regions_from_rects(h: int, w: int, rects) -> list[list[int]]:
+    grid = [[0] * w for _ in range(h)]
+    for top, left, bottom, right in rects:
+        for r in range(top, bottom + 1):
+            for c in range(left, right + 1):
+                grid[r][c] = -1 - (top * w + left)  # temporary id, renumbered below
+    return renumber(grid)
+
+
+def renumber(grid) -> list[list[int]]:
+    """Region ids 1, 2, ... in reading order of each region's first cell (the seed's numbering)."""
+    ids: dict = {}
+    return [[ids.setdefault(v, len(ids) + 1) for v in row] for row in grid]
+
+
+def rects_from_regions(regions) -> list[tuple[int, int, int, int]]:
+    spans: dict = {}
+    for r, row in enumerate(regions):
+        for c, v in enumerate(row):
+            t, l, b, rt = spans.get(v, (r, c, r, c))
+            spans[v] = (min(t, r), min(l, c), max(b, r), max(rt, c))
+    return sorted(spans.values())
+
+
+# ------------------------------------------------------------------------------------------- referee
+def referee(board: Board, solution: dict) -> list[str]:
+    regions = solution.get("regions")
+    h, w = board.height, board.width
+    if not isinstance(regions, list) or len(regions) != h or any(not isinstance(row, list) or len(row) != w for row in regions):
+        return [f"regions is not a {h}x{w} grid"]
+    problems = []
+    cells: dict = {}
+    for r in range(h):
+        for c in range(w):
+            cells.setdefault(regions[r][c], []).append((r, c))
+    for rid, members in cells.items():
+        top, left, bottom, right = (min(m[0] for m in members), min(m[1] for m in members),
+                                    max(m[0] for m in members), max(m[1] for m in members))
+        if len(members) != (bottom - top + 1) * (right - left + 1):
+            problems.append(f"region {rid} (from r{top + 1}c{left + 1}) is not a rectangle")
+            continue
+        clues = [(r, c) for r, c in members if board.rows[r][c] in CLUES]
+        if len(clues) != 1:
+            problems.append(f"region {rid} (r{top + 1}c{left + 1} to r{bottom + 1}c{right + 1}) holds {len(clues)} clues, not 1")
+            continue
+        clue = board.rows[clues[0][0]][clues[0][1]]
+        if not shape_fits(clue, bottom - top + 1, right - left + 1):
+            problems.append(f"region {rid} is {bottom - top + 1} tall and {right - left + 1} wide, wrong for its {clue!r} at r{clues[0][0] + 1}c{clues[0][1] + 1}")
+    for r in range(h - 1):
+        for c in range(w - 1):
+            four = {regions[r][c], regions[r][c + 1], regions[r + 1][c], regions[r + 1][c + 1]}
+            if len(four) == 4:
+                problems.append(f"four regions meet at the corner below and right of r{r + 1}c{c + 1}")
+    return problems
+
+
+def value(board: Board, solution: dict) -> list[str]:
+    """The solution as the seed prints it: one character per region."""
+    grid = renumber(solution["regions"])
+    return ["".join(REGION_CHARS[(v - 1) % len(REGION_CHARS)] for v in row) for row in grid]
+
+
+def value_json(v):
+    return v
+
+
+def same_solution(board: Board, a: dict, b: dict) -> bool:
+    return renumber(a["regions"]) == renumber(b["regions"])
+
+
+def render(board: Board, solution: dict, proved=None):
+    from rich.text import Text
+
+    regions = solution["regions"]
+    h, w = board.height, board.width
+    palette = ["on #3b4f7a", "on #6b3b5e", "on #3d6b4a", "on #7a5a2e", "on #4a3d7a", "on #2e6b6b", "on #6b2e2e"]
+    colour = _colouring(regions, len(palette))
+    out = Text()
+    for r in range(h):
+        for c in range(w):
+            style = palette[colour[regions[r][c]]]
+            ch = board.rows[r][c]
+            out.append(f" {ch if ch != '.' else ' '} ", style=f"bold white {style}")
+            if c + 1 < w:
+                same = regions[r][c + 1] == regions[r][c]
+                out.append(" " if same else "│", style=style if same else "bold white")
+        out.append("\n")
+        if r + 1 < h:
+            for c in range(w):
+                same = regions[r + 1][c] == regions[r][c]
+                out.append("   " if same else "───", style=palette[colour[regions[r][c]]] if same else "bold white")
+                if c + 1 < w:
+                    a, b, d, e = regions[r][c], regions[r][c + 1], regions[r + 1][c], regions[r + 1][c + 1]
+                    joint = JOINTS[(a != b, d != e, a != d, b != e)]
+                    out.append(joint, style=palette[colour[a]] if joint == " " else "bold white")
+            out.append("\n")
+    return out
+
+
+# Box-drawing joint from which borders meet there: (up, down, left, right).
+JOINTS = {
+    (False, False, False, False): " ", (True, True, False, False): "│", (False, False, True, True): "─",
+    (True, True, True, True): "┼", (True, False, True, True): "┴", (False, True, True, True): "┬",
+    (True, True, True, False): "┤", (True, True, False, True): "├", (True, False, True, False): "┘",
+    (True, False, False, True): "└", (False, True, True, False): "┐", (False, True, False, True): "┌",
+    (True, False, False, False): "╵", (False, True, False, False): "╷", (False, False, True, False): "╴",
+    (False, False, False, True): "╶",
+}
+
+
+def _colouring(regions, colours: int) -> dict:
+    """Greedy colouring so that touching regions differ where the palette allows."""
+    touching: dict = {}
+    h, w = len(regions), len(regions[0])
+    for r in range(h):
+        for c in range(w):
+            touching.setdefault(regions[r][c], set())
+            for a, b in ((r + 1, c), (r, c + 1)):
+                if a < h and b < w and regions[a][b] != regions[r][c]:
+                    touching[regions[r][c]].add(regions[a][b])
+                    touching.setdefault(regions[a][b], set()).add(regions[r][c])
+    out: dict = {}
+    for region in sorted(touching):
+        taken = {out[o] for o in touching[region] if o in out}
+        out[region] = next((k for k in range(colours) if k not in taken), region % colours)
+    return out
