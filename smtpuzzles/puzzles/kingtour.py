@@ -295,3 +295,8 @@ def render(board: Board, solution: dict, proved: int | None = None):
     from smtpuzzles.render import kingtour_view
 
     return kingtour_view(board, solution, value(board, solution), proved)
+
+
+def describe(board: Board) -> str:
+    clues = sum(1 for row in board.clues for v in row if v)
+    return f"{board.size}x{board.size}, {board.box_rows}x{board.box_cols} boxes" + (f", {clues} clues" if clues else "")

@@ -288,3 +288,8 @@ def render(game: Game, solution: dict, proved=None):
         group = "+".join(map(str, moves[i]["players"]))
         table.add_row(str(i + 1), f"#{d} [{number}] {origin}→{target}", f"{group} = {sum(moves[i]['players'])}", *cells)
     return table
+
+
+def describe(game: Game) -> str:
+    rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
+    return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"

@@ -323,3 +323,7 @@ def render(dungeon: Dungeon, solution: dict, proved=None):
         out.append("\n")
     out.append(f"gold taken: {value(dungeon, solution)} of {len(gold)}; walk of {len(solution['path']) - 1} steps", style="bold")
     return out
+
+
+def describe(dungeon: Dungeon) -> str:
+    return f"{dungeon.width}x{dungeon.height}, {len(dungeon.gold)} gold"

@@ -349,3 +349,7 @@ def _colouring(regions, colours: int) -> dict:
         taken = {out[o] for o in touching[region] if o in out}
         out[region] = next((k for k in range(colours) if k not in taken), region % colours)
     return out
+
+
+def describe(board: Board) -> str:
+    return f"{board.width}x{board.height}, {len(board.clues)} clues"
