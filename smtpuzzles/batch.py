@@ -352,36 +352,45 @@ def run_batch_cli(args) -> int:
 
 # -------------------------------------------------------------------------------------------- results
 def results_table(folder: Path, with_audit: bool = True) -> Table:
+    table = Table(title=f"runs under {folder}")
+    for col in ("run", "puzzle", "instance", "status", "value", "solver s", "audit"):
+        table.add_column(col, overflow="fold", no_wrap=col in ("status", "audit"), min_width=7 if col == "audit" else None)
+    for row in collect_results(folder, with_audit):
+        verdict = row["audit"] or ""
+        table.add_row(row["run"], row["puzzle"], row["instance"], Text(row["status"], style=STATUS_STYLE.get(row["status"], "")),
+                      _short(row["value"]), f"{row['seconds']:.1f}", Text(verdict, style="green" if verdict == "clean" else "bold red"))
+    return table
+
+
+def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
+    """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
     from smtpuzzles.audit import audit
     from smtpuzzles.errors import LedgerError
 
     if not folder.exists():
         raise InputError("no such folder", str(folder))
-    table = Table(title=f"runs under {folder}")
-    for col in ("run", "puzzle", "instance", "status", "value", "solver s", "audit"):
-        table.add_column(col)
+    rows = []
     for run_json in sorted(folder.rglob("run.json")):
         run_dir = run_json.parent
+        row = {"run": os.path.relpath(run_dir, folder), "puzzle": "?", "instance": "", "status": "unreadable",
+               "value": None, "seconds": 0.0, "audit": None}
+        rows.append(row)
         try:
             run = json.loads(run_json.read_text())
         except (OSError, ValueError):
-            table.add_row(str(run_dir), "?", "", Text("unreadable", style="bold red"), "", "", "")
             continue
-        seconds = 0.0
-        try:
-            for line in (run_dir / "steps.jsonl").read_bytes().splitlines():
-                seconds += json.loads(line).get("seconds", 0.0)
-        except (OSError, ValueError):
-            pass
-        verdict = ""
+        for line in (run_dir / "steps.jsonl").read_bytes().splitlines() if (run_dir / "steps.jsonl").exists() else []:
+            try:
+                row["seconds"] += json.loads(line).get("seconds", 0.0)
+            except ValueError:
+                break
+        row.update(puzzle=run.get("puzzle", "?"), instance=_describe(run), status=run.get("status", "?"), value=run.get("value"))
         if with_audit:
             try:
-                verdict = "clean" if audit(run_dir).ok else "FAILED"
+                row["audit"] = "clean" if audit(run_dir).ok else "FAILED"
             except LedgerError as exc:
-                verdict = f"unreadable: {exc}"[:40]
-        table.add_row(os.path.relpath(run_dir, folder), run.get("puzzle", "?"), _describe(run), Text(run.get("status", "?"), style=STATUS_STYLE.get(run.get("status"), "")),
-                      _short(run.get("value")), f"{seconds:.1f}", Text(verdict, style="green" if verdict == "clean" else "bold red"))
-    return table
+                row["audit"] = f"unreadable: {exc}"
+    return rows
 
 
 def _describe(run: dict) -> str:

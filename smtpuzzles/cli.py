@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     results = sub.add_parser("results", help="a table of every run under a folder")
     results.add_argument("dir", nargs="?", default="results")
-    results.add_argument("--audit", action="store_true", help="audit each run (without re-solving)")
+    results.add_argument("--no-audit", action="store_true", help="skip auditing each run")
+    results.add_argument("--json", action="store_true")
 
     batch = sub.add_parser("batch", help="run a TOML job file")
     batch.add_argument("jobs_file")
@@ -303,9 +304,12 @@ def cmd_convert(args) -> int:
 
 
 def cmd_results(args) -> int:
-    from smtpuzzles.batch import results_table
+    from smtpuzzles.batch import collect_results, results_table
 
-    Console().print(results_table(Path(args.dir), with_audit=args.audit))
+    if args.json:
+        print(json.dumps(collect_results(Path(args.dir), with_audit=not args.no_audit)))
+    else:
+        Console().print(results_table(Path(args.dir), with_audit=not args.no_audit))
     return 0
 
 

@@ -1,0 +1,161 @@
+"""Batch jobs: a mixed batch against the seeds, kill and resume, bad job files, a Dask cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+EXAMPLES = SCRIPTS / "examples"
+
+
+def job_file(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "jobs.toml"
+    path.write_text(f"""
+[defaults]
+time_limit = 60
+out = "out"
+
+[[job]]
+name = "king"
+puzzle = "kingtour"
+size = 4
+box = "2x2"
+
+[[job]]
+name = "doors"
+puzzle = "nonary"
+input = "{EXAMPLES}/nonary/0[1-4].json"
+
+[[job]]
+name = "inline-doors"
+puzzle = "nonary"
+doors = [[8, 0, 1], [9, 1, -1]]
+
+[[job]]
+name = "tatami"
+puzzle = "tatamibari"
+input = "{EXAMPLES}/tatamibari/03.txt"
+count = true
+
+[[job]]
+name = "inline-grid"
+puzzle = "tatamibari"
+grid = "+***\\n**|*\\n*+**\\n***-\\n"
+unique = true
+
+[[job]]
+name = "dungeon"
+puzzle = "rogue"
+input = "{EXAMPLES}/rogue/0[7-9].txt"
+{extra}""")
+    return path
+
+
+def expected_values() -> dict:
+    nonary = json.loads((EXAMPLES / "nonary" / "expected.json").read_text())
+    rogue = json.loads((EXAMPLES / "rogue" / "expected.json").read_text())
+    out = {f"doors-{n[:2]}": nonary[n] for n in ("01.json", "02.json", "03.json", "04.json")}
+    out.update({f"dungeon-{n[:2]}": rogue[n] for n in ("07.txt", "08.txt", "09.txt")})
+    out["inline-doors"] = nonary["02.json"]  # the same map as seed case 2, given inline
+    return out
+
+
+def check_summary(out: Path) -> list[dict]:
+    rows = json.loads((out / "summary.json").read_text())
+    by_job = {r["job"]: r for r in rows}
+    for job, value in expected_values().items():
+        assert by_job[job]["status"] == "optimal" and by_job[job]["value"] == value, job
+    assert by_job["king"]["value"] == "4443342132113221"
+    assert by_job["tatami"]["status"] == "solved"
+    assert json.loads(Path(by_job["tatami"]["run_dir"], "run.json").read_text())["extra"]["count"] == 2
+    assert json.loads(Path(by_job["inline-grid"]["run_dir"], "run.json").read_text())["extra"]["unique"] is True
+    assert (out / "summary.csv").read_text().count("\n") == len(rows) + 1
+    return rows
+
+
+def test_mixed_batch_matches_the_seeds(cli, tmp_path):
+    code, out, err = cli("batch", job_file(tmp_path), "--jobs", 2)
+    assert code == 0, err
+    rows = check_summary(tmp_path / "out")
+    assert len(rows) == 11
+    code, out, err = cli("results", tmp_path / "out", "--json")
+    found = json.loads(out)
+    assert code == 0 and len(found) == 11 and {r["audit"] for r in found} == {"clean"}
+    code, out, err = cli("results", tmp_path / "out")
+    assert code == 0 and out.count("clean") == 11
+
+
+def test_killed_batch_finishes_only_the_rest(tmp_path):
+    # A slow job first so that the kill lands while the batch is still going.
+    path = job_file(tmp_path, extra='\n[[job]]\nname = "slow"\npuzzle = "kingtour"\nsize = 6\nbox = "2x3"\nengine = "z3"\n')
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        finished = [p for p in out.glob("jobs/*/*/run.json") if json.loads(p.read_text())["status"] == "optimal"]
+        if len(finished) >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = {p.parents[1].name for p in out.glob("jobs/*/*/run.json") if json.loads(p.read_text())["status"] in ("optimal", "solved")}
+    assert 3 <= len(done_before) < 12
+    runs_before = {p.parent for p in out.glob("jobs/*/*/run.json")}
+    done = subprocess.run([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "2"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = check_summary(out)
+    skipped = {r["job"] for r in rows if r.get("skipped")}
+    assert skipped == done_before
+    # Each job still has exactly one ledger: the interrupted one was resumed, not started over.
+    for job in out.glob("jobs/*"):
+        assert len(list(job.glob("*/run.json"))) == 1
+    assert runs_before <= {p.parent for p in out.glob("jobs/*/*/run.json")}
+
+
+@pytest.mark.parametrize("body,fragment", [
+    ('[[job]]\nname = "a"\npuzzle = "rogue"\nmap = "@$"\nspeed = 3\n', "job a: unknown key 'speed'"),
+    ('[[job]]\nname = "b"\npuzzle = "kingtour"\nsize = "nine"\n', "job b: size must be an integer"),
+    ('[[job]]\nname = "c"\npuzzle = "sokoban"\n', "job c: puzzle 'sokoban'"),
+    ('[[job]]\nname = "d"\npuzzle = "rogue"\nmap = "@.\\n.@"\n', "job d: "),
+    ('[defaults]\ntime_limit = "long"\n[[job]]\npuzzle = "rogue"\nmap = "@"\n', "[defaults]: time_limit must be"),
+    ('[[job]\npuzzle = "rogue"\n', "not valid TOML"),
+    ('[[job]]\nname = "e"\npuzzle = "nonary"\ninput = "nothing-*.json"\n', "job e: input 'nothing-*.json' matches no file"),
+])
+def test_bad_job_files_exit_2_naming_job_and_key(cli, tmp_path, body, fragment):
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    code, out, err = cli("batch", path, "--out", tmp_path / "out")
+    assert code == 2
+    assert fragment in one_error_line(err)
+    assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_same_batch_on_a_dask_local_cluster(cli, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        code, out, err = cli("batch", job_file(tmp_path), "--scheduler", cluster.scheduler_address)
+        assert code == 0, err
+        check_summary(tmp_path / "out")
+        run_dir = next((tmp_path / "out" / "jobs" / "king").glob("*/run.json")).parent
+        code, out, err = cli("audit", run_dir, "--resolve", "all", "--solver", "z3", "--scheduler", cluster.scheduler_address, "--json")
+        report = json.loads(out)
+        assert code == 0 and report["ok"] and report["resolved"]
+    finally:
+        cluster.close()
+
+
+def test_scheduler_that_cannot_be_reached_is_one_line(cli, tmp_path):
+    code, out, err = cli("batch", job_file(tmp_path), "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and "Dask scheduler" in one_error_line(err)

@@ -1,0 +1,127 @@
+"""The shared parts: portable formulas, the driver's bookkeeping, exports in sync, the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import one_error_line
+from smtpuzzles.export import documents
+from smtpuzzles.formula import CNF, Formula, all_of, any_of, lit, neg, smt2
+from smtpuzzles.smtlib import solve_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_encodings_folder_is_in_sync_with_the_code():
+    """`smtpuzzles export` output equals the committed files: the documented formulas are the real ones."""
+    for relative, text in documents():
+        path = ROOT / "encodings" / relative
+        assert path.exists(), f"{relative} missing: run `smtpuzzles export`"
+        assert path.read_text() == text, f"{relative} drifted: run `smtpuzzles export`"
+
+
+def test_exported_files_are_standard_smtlib_that_cvc5_and_z3_agree_on():
+    seen = 0
+    for relative, text in documents():
+        if relative.startswith(("rogue/0", "nonary/0", "tatamibari/0")):
+            assert "(set-logic " in text and "pbeq" not in text and "pble" not in text
+            assert solve_text(text, "cvc5") == solve_text(text, "z3") == "sat"
+            seen += 1
+    assert seen >= 20
+
+
+@st.composite
+def cnf_and_terms(draw):
+    n = draw(st.integers(2, 6))
+    clauses = draw(st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=8))
+    literal = st.builds(lambda v, s: lit(f"x{v}", s), st.integers(1, n), st.booleans())
+    term = st.recursive(literal, lambda inner: st.one_of(st.builds(lambda xs: all_of(xs), st.lists(inner, min_size=1, max_size=3)),
+                                                         st.builds(lambda xs: any_of(xs), st.lists(inner, min_size=1, max_size=3)),
+                                                         st.builds(neg, inner)), max_leaves=6)
+    return n, clauses, draw(st.lists(term, max_size=3))
+
+
+@given(cnf_and_terms())
+@settings(max_examples=60, deadline=None)
+def test_sat_engine_z3_and_brute_force_agree_on_random_formulas(case):
+    """Differential test of the shared formula language: the SAT engine's Tseitin clauses, z3 on the
+    SMT-LIB2 text and an enumeration of all assignments give the same answer."""
+    from itertools import product
+
+    from smtpuzzles.engines import make_engine
+
+    n, clauses, terms = case
+    cnf = CNF()
+    for v in range(1, n + 1):
+        cnf.var(f"x{v}")
+    for clause in clauses:
+        cnf.add(clause)
+    formula = Formula.from_cnf(cnf)
+
+    def holds(term, env):
+        kind = term[0]
+        if kind == "lit":
+            return env[term[1]] == term[2]
+        parts = [holds(t, env) for t in term[1]]
+        return all(parts) if kind == "and" else any(parts)
+
+    truth = any(
+        all(any((v > 0) == bits[abs(v) - 1] for v in c) for c in clauses)
+        and all(holds(t, {f"x{i + 1}": b for i, b in enumerate(bits)}) for t in terms)
+        for bits in product([False, True], repeat=n)
+    )
+    expected = "sat" if truth else "unsat"
+    assert make_engine("sat", formula).check(terms, None).status == expected
+    assert make_engine("z3", formula).check(terms, None).status == expected
+    assert solve_text(formula.query(terms), "z3") == expected
+
+
+def test_term_printing():
+    assert smt2(any_of([lit("a"), lit("b", False)])) == "(or a (not b))"
+    assert smt2(neg(all_of([lit("a"), lit("b")]))) == "(or (not a) (not b))"
+    assert smt2(all_of([])) == "true" and smt2(any_of([])) == "false"
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["solve", "sudoku", "x"], "unknown puzzle 'sudoku'"),
+    (["solve", "rogue", "no-such-map.txt"], "no-such-map.txt: no such file"),
+    (["solve", "rogue"], "a map is needed"),
+    (["solve", "kingtour"], "needs --size"),
+    (["solve", "kingtour", "--size", "4", "--engine", "sat", "--encoding", "posted"], "runs on z3, not sat"),
+    (["solve", "rogue", "-", "--unique"], "rogue has no unique mode"),
+    (["show", "nowhere"], "no run.json"),
+    (["solve", "kingtour", "--resume", "nowhere"], "no run.json"),
+])
+def test_cli_errors_are_one_line_exit_2(cli, argv, fragment):
+    code, out, err = cli(*argv, stdin="@$\n")
+    assert code == 2
+    assert fragment in one_error_line(err)
+
+
+def test_resuming_a_finished_run_is_refused(cli):
+    result = cli.solve_json("rogue", "-", stdin="@.$\n")
+    code, out, err = cli("solve", "rogue", "--resume", result["run_dir"])
+    assert code == 2 and "already finished" in one_error_line(err)
+
+
+def test_json_output_shapes(cli):
+    king = cli.solve_json("kingtour", "--size", 4, "--box", "2x2")
+    assert set(king) == {"puzzle", "status", "value", "solution", "run_dir"}
+    assert sorted(v for row in king["solution"]["tour"] for v in row) == list(range(1, 17))
+    nonary = cli.solve_json("nonary", "-", stdin="[[9, 0, -1]]")
+    assert nonary["value"] == 5 and nonary["solution"]["moves"][0]["door"] == 0
+    rogue = cli.solve_json("rogue", "-", stdin="@.$\n")
+    assert rogue["solution"]["path"][0] == [0, 0] and rogue["value"] == 1
+    tatami = cli.solve_json("tatamibari", "-", "--unique", stdin="+\n")
+    assert tatami["unique"] is True and tatami["solution"]["regions"] == [[1]]
+
+
+def test_rich_output_and_svg(cli, tmp_path):
+    svg = tmp_path / "out.svg"
+    code, out, err = cli("solve", "nonary", "-", "--out", tmp_path / "runs", "--svg", svg, stdin="[[8, 0, 1], [9, 1, -1]]")
+    assert code == 0 and "optimal" in out and "escape plan" in out
+    assert "<svg" in svg.read_text()
