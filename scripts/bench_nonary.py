@@ -1,0 +1,74 @@
+"""Nonary Game benchmark: the SMT default against the brute-force reference from the tests, side by
+side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
+
+  python scripts/bench_nonary.py [--count 40] [--brute-limit 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from brute_nonary import most_escapees  # noqa: E402
+from gen_nonary import random_game  # noqa: E402
+from smtpuzzles import run as runner  # noqa: E402
+from smtpuzzles.puzzles import nonary  # noqa: E402
+
+
+class TooLong(Exception):
+    pass
+
+
+def brute(doors, limit: float):
+    def alarm(*_):
+        raise TooLong()
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    started = time.perf_counter()
+    try:
+        return most_escapees(doors), time.perf_counter() - started
+    except (TooLong, RecursionError):
+        return None, time.perf_counter() - started
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=40, help="random maps")
+    parser.add_argument("--brute-limit", type=float, default=60.0, help="seconds before the brute force is given up")
+    args = parser.parse_args()
+    cases = [(f"seed {p.stem}", json.loads(p.read_text())) for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
+    for i in range(args.count):
+        rooms, doors = 2 + i % 7, 4 + (i * 37) % 37
+        cases.append((f"random {i}", random_game(i, rooms=rooms, doors=doors)))
+    print(f"{'case':11} {'rooms':>5} {'doors':>5} {'escape':>6} {'SMT s':>8} {'brute s':>9} {'SMT/brute':>10}  agree")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, doors in cases:
+            game = nonary.from_doors(doors)
+            started = time.perf_counter()
+            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp))
+            smt = time.perf_counter() - started
+            reference, seconds = brute(doors, args.brute_limit)
+            rooms = len({d[1] for d in doors} | {d[2] for d in doors}) - 1
+            if reference is None:
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {'>' + format(args.brute_limit, '.0f'):>9} {'<' + format(smt / args.brute_limit, '.3f'):>10}  (brute force gave up)", flush=True)
+            else:
+                agree = "yes" if reference == outcome.value and outcome.status == "optimal" else "NO"
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} {smt / max(seconds, 1e-4):9.1f}x  {agree}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
