@@ -220,3 +220,32 @@ def test_exported_queries_are_portable(cli):
         assert z3_only not in query
     assert solve_text(query, "cvc5") == "unsat"
     assert solve_text(query, "z3") == "unsat"
+
+
+@pytest.mark.parametrize("engine", ["sat", "z3"])
+def test_ctrl_c_stops_cleanly_with_a_resumable_ledger(tmp_path, cli, engine):
+    out = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
+                             "--engine", engine, "--out", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        found = list(out.glob("*/steps.jsonl"))
+        if found and found[0].read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    result = json.loads(stdout)
+    assert result["status"] == "interrupted" and "Traceback" not in stderr
+    run_dir = Path(result["run_dir"])
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["status"] == "interrupted" and "certificate" not in run
+    assert result["solution"] is not None  # the best found so far is kept
+    report = audit(run_dir)
+    assert report.ok
+    # The interrupted ledger is sealed and resumable (resume it under a short limit: the point is
+    # that it continues from the recorded steps).
+    code, out_text, err = cli("solve", "kingtour", "--resume", run_dir, "--time-limit", "0.5", "--json")
+    assert code in (0, 3), err
+    assert audit(run_dir).ok
