@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from smtpuzzles import __version__, puzzles
+from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.render import STATUS_STYLE, number_text, status_text, summary_panel
 
@@ -87,6 +88,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("smtpuzzles: interrupted", file=sys.stderr)
         return 130
+    except RefereeRejected as exc:  # an encoding bug: never shown as an answer
+        print(f"smtpuzzles: internal error: {exc}", file=sys.stderr)
+        return 1
 
 
 def read_input(path: str | None) -> tuple[str | None, str]:

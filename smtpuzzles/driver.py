@@ -62,11 +62,8 @@ class Recorder:
         """(result, solution, value) for the check that tests `claim`."""
         terms = claim_terms(self.encoding.objective, claim)
         texts = [smt2(t) for t in terms]
-        if self.replay:
-            step = self.replay.pop(0)
-            if step["claim"] != claim or step["assumptions"] != texts:
-                raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
-            self.on_step(step)
+        step = self._replayed(claim, texts)
+        if step is not None:
             return step["result"], step.get("solution"), step.get("value")
         started = time.perf_counter()
         answer = self.engine.check(terms, self.time_limit)
@@ -91,16 +88,21 @@ class Recorder:
         self.on_step(step)
         return answer.status, solution, value
 
+    def _replayed(self, claim: dict, texts: list[str]) -> dict | None:
+        """The recorded step for this check when resuming, after making sure it asked the same."""
+        if not self.replay:
+            return None
+        step = self.replay.pop(0)
+        if step["claim"] != claim or step["assumptions"] != texts:
+            raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
+        self.on_step(step)
+        return step
+
     def note_bound(self, claim: dict, reason: str) -> None:
         """A check settled without the solver (a digit already the largest left); still recorded,
         with its query, so `audit --resolve all` can have z3 and cvc5 confirm it."""
-        terms = claim_terms(self.encoding.objective, claim)
-        texts = [smt2(t) for t in terms]
-        if self.replay:
-            step = self.replay.pop(0)
-            if step["claim"] != claim or step["assumptions"] != texts:
-                raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
-            self.on_step(step)
+        texts = [smt2(t) for t in claim_terms(self.encoding.objective, claim)]
+        if self._replayed(claim, texts) is not None:
             return
         step = self.record({"claim": claim, "words": describe(claim), "assumptions": texts, "result": "unsat",
                             "by": "bound", "reason": reason, "seconds": 0.0, "stats": {}})

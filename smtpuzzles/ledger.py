@@ -107,6 +107,7 @@ class Ledger:
         self.last_hash = last_hash
         self.next_index = next_index
         self._steps = open(run_dir / "steps.jsonl", "ab")
+        self.previous: tuple | None = None  # (status, value) before a resume
 
     # ---------------------------------------------------------------------------------- creation
     @classmethod
@@ -154,9 +155,11 @@ class Ledger:
             keep = data[: data.rfind(b"\n") + 1]
             with open(path, "r+b") as handle:
                 handle.truncate(len(keep))
+        previous = (run["status"], run.get("value"))
         run["resumed"] = run.get("resumed", []) + [now()]
         run["status"] = "running"
         ledger = cls(run_dir, run, read.last_hash, len(read.steps))
+        ledger.previous = previous
         ledger.save_run()
         return ledger, read.steps
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from smtpuzzles.driver import Outcome, Recorder, run_objective
+from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import make_engine
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.ledger import Ledger, canonical_json, read_json, sha256_text
@@ -89,6 +89,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
         outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
     except KeyboardInterrupt:
         outcome = Outcome("interrupted")
+    except ResumeMismatch as exc:
+        ledger.finish(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
+        raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
     if outcome.solution is None and (ledger.dir / "solution.json").exists():
         saved = json.loads((ledger.dir / "solution.json").read_text())
         outcome.solution = saved["solution"]
