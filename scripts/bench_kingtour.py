@@ -30,6 +30,8 @@ def run_config(board, config: str, out: Path) -> tuple[float, float, str, str, i
     parts = config.split("/")
     encoding, engine = parts[0], parts[1]
     params = {"solver": parts[2]} if len(parts) > 2 else {}
+    if "nophases" in parts[3:]:
+        params["phases"] = False  # no phase hints towards the current best
     wall, cpu = time.perf_counter(), time.process_time()
     outcome, ledger = runner.solve(kingtour, board, "", out_dir=out, engine=engine, encoding=encoding, params=params)
     return (time.perf_counter() - wall, time.process_time() - cpu, outcome.status,
@@ -40,7 +42,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", nargs="+", default=["4", "6", "9"], choices=sorted(BOARDS))
     parser.add_argument("--configs", nargs="+", default=[DEFAULT, BASELINE],
-                        help="encoding/engine[/sat solver]; the first is compared with the last")
+                        help="encoding/engine[/sat solver[/nophases]]; the first is compared with the last")
     args = parser.parse_args()
     print(f"{'board':6} {'configuration':24} {'status':8} {'steps':>6} {'wall s':>9} {'cpu s':>9}  number")
     with tempfile.TemporaryDirectory() as tmp:
