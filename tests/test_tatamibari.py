@@ -96,6 +96,8 @@ def test_published_puzzles_match_their_solutions(tmp_path):
     published solution."""
     from smtpuzzles import run as runner
 
+    if not (DATA / "tatamibari_janko.json").exists():
+        pytest.skip("shared data not beside the checkout")
     puzzles = json.loads((DATA / "tatamibari_janko.json").read_text())["puzzles"]
     for entry in puzzles[::15]:
         board = T.from_text("\n".join(entry["puzzle"]))
