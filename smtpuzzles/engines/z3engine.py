@@ -29,6 +29,12 @@ class Z3Engine:
 
     def __init__(self, formula: Formula, params: dict):
         self.version = z3.get_version_string()
+        # Let Python see Ctrl-C (z3 would otherwise swallow it and answer `unknown`); the waiting
+        # thread then interrupts the solver and the run ends `interrupted`, not `unknown`.
+        try:
+            z3.set_param("ctrl_c", False)
+        except z3.Z3Exception:
+            pass
         self.params = params
         # Boolean and finite-domain problems go to z3's SAT core (the formula says when it suits);
         # unbounded arithmetic to the default solver.
@@ -77,8 +83,10 @@ class Z3Engine:
             core_set = {str(c) for c in self.solver.unsat_core()}
             core = [i for i, a in enumerate(acts) if str(a) in core_set]
             return CheckResult("unsat", core=core, stats=stats)
-        reason = self.solver.reason_unknown()
-        return CheckResult("unknown", stats=stats, reason=reason or "unknown")
+        reason = self.solver.reason_unknown() or "unknown"
+        if "cancel" in reason or "interrupt" in reason:  # a Ctrl-C that reached z3 first
+            return CheckResult("interrupted", stats=stats, reason=reason)
+        return CheckResult("unknown", stats=stats, reason=reason)
 
     def hint(self, model) -> None:
         """z3 offers no cheap phase interface from Python; nothing to do."""
