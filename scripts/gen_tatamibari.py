@@ -16,11 +16,8 @@ def random_puzzle(height: int, width: int, seed: int) -> str:
         cuts, left = set(), 0
         while left < width:
             size = min(rng.randint(1, 5), width - left)
-            while left + size < width and left + size in previous_cuts and size > 1:
-                size -= 1
-            if left + size < width and left + size in previous_cuts:
+            while left + size < width and left + size in previous_cuts:
                 size += 1  # a cut where the band above has one would make four corners meet
-                size = min(size, width - left)
             right = left + size
             r = top + rng.randrange(band)
             c = left + rng.randrange(size)
