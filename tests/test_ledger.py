@@ -91,27 +91,31 @@ def test_tampered_ledgers_fail_audit_with_one_line(cli, tamper, what):
     assert "steps.jsonl" in line or "run.json" in line or "steps" in line
 
 
-def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
-    """Someone who rewrites a model and recomputes every hash still meets the referee."""
+def _forge_chain(run_dir: Path, run: dict, steps: list[dict]) -> None:
+    """Rewrite steps.jsonl and run.json with every hash recomputed, as a careful forger would."""
     import hashlib
 
     from smtpuzzles.ledger import canonical_json
 
+    prev, lines = run["instance_sha256"], []
+    for i, step in enumerate(steps):
+        step["prev"], step["index"] = prev, i
+        line = canonical_json(step)
+        lines.append(line)
+        prev = hashlib.sha256(line.encode()).hexdigest()
+    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
+    run["last_step_sha256"], run["steps"] = prev, len(steps)
+    (run_dir / "run.json").write_text(json.dumps(run))
+
+
+def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
+    """Someone who rewrites a model and recomputes every hash still meets the referee."""
     run_dir = solved_run(cli)
     run = json.loads((run_dir / "run.json").read_text())
     steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
     sat = next(s for s in steps if s["result"] == "sat")
     sat["solution"]["grid"][0][0], sat["solution"]["grid"][0][1] = sat["solution"]["grid"][0][1], sat["solution"]["grid"][0][0]
-    prev = run["instance_sha256"]
-    lines = []
-    for s in steps:
-        s["prev"] = prev
-        line = canonical_json(s)
-        lines.append(line)
-        prev = hashlib.sha256(line.encode()).hexdigest()
-    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
-    run["last_step_sha256"] = prev
-    (run_dir / "run.json").write_text(json.dumps(run))
+    _forge_chain(run_dir, run, steps)
     report = audit(run_dir)
     assert not report.ok
     assert any(f.section == "models" and not f.ok for f in report.findings)
@@ -120,26 +124,13 @@ def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
 
 def test_a_missing_unsat_step_breaks_the_claim(cli):
     """A chain rebuilt without one position's UNSAT step: intact hashes, but the claim no longer adds up."""
-    import hashlib
-
-    from smtpuzzles.ledger import canonical_json
-
     run_dir = solved_run(cli)
     run = json.loads((run_dir / "run.json").read_text())
     steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
     drop = next(i for i, s in enumerate(steps) if s["result"] == "unsat" and s["by"] == "solver" and s["claim"]["op"] == "exceed")
     steps = steps[:drop] + steps[drop + 1:]
-    prev = run["instance_sha256"]
-    lines = []
-    for i, s in enumerate(steps):
-        s["prev"], s["index"] = prev, i
-        line = canonical_json(s)
-        lines.append(line)
-        prev = hashlib.sha256(line.encode()).hexdigest()
-    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
-    run["last_step_sha256"], run["steps"] = prev, len(steps)
     run["certificate"]["step"] -= 1
-    (run_dir / "run.json").write_text(json.dumps(run))
+    _forge_chain(run_dir, run, steps)
     report = audit(run_dir)
     assert any(f.section == "claims" and not f.ok for f in report.findings)
 
