@@ -273,11 +273,11 @@ def render(game: Game, solution: dict, proved=None):
 
     rooms = [START] + sorted({d[2] for d in game.doors} - {START, EXIT}, key=str) + [EXIT]
     table = Table(title=f"escape plan: {value(game, solution)} of 9 escape", show_lines=False)
-    table.add_column("move", justify="right")
-    table.add_column("door")
-    table.add_column("group")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("door", no_wrap=True)
+    table.add_column("group", no_wrap=True)
     for room in rooms:
-        table.add_column("exit" if room == EXIT else f"room {room}", style="green" if room == EXIT else "")
+        table.add_column("exit" if room == EXIT else f"room {room}", style="green" if room == EXIT else "", no_wrap=True)
     start_row = ["", "", ""] + ["".join(map(str, PLAYERS)) if room == START else "" for room in rooms]
     table.add_row(*start_row, style="dim")
     moves = solution["moves"]
