@@ -146,9 +146,9 @@ def from_canonical(data: dict) -> Board:
 
 
 # -------------------------------------------------------------------------------------------- encode
-def candidates(board: Board) -> list[tuple[int, int, int, int]]:
-    """Every rectangle (top, left, bottom, right) holding exactly one clue, of that clue's shape.
-    Growing outwards from each clue stops as soon as a second clue comes in."""
+def rects_with_clue(board: Board) -> list[tuple[tuple[int, int, int, int], tuple[int, int]]]:
+    """Every rectangle (top, left, bottom, right) holding exactly one clue, of that clue's shape,
+    with that clue's cell. Growing outwards from each clue stops as soon as a second clue comes in."""
     out = []
     h, w = board.height, board.width
     for cr, cc, clue in board.clues:
@@ -165,7 +165,7 @@ def candidates(board: Board) -> list[tuple[int, int, int, int]]:
                         if board.clues_in(top, left, bottom, right) > 1:
                             break
                         if shape_fits(clue, bottom - top + 1, right - left + 1):
-                            out.append((top, left, bottom, right))
+                            out.append(((top, left, bottom, right), (cr, cc)))
     return out
 
 
@@ -181,7 +181,7 @@ def encode(board: Board, encoding: str = "rectangles") -> Encoding:
         raise InputError(f"unknown encoding {encoding!r} (rectangles)", "--encoding")
     h, w = board.height, board.width
     cnf = CNF()
-    rects = candidates(board)
+    rects = [rect for rect, _ in rects_with_clue(board)]
     covering: list[list[list[int]]] = [[[] for _ in range(w)] for _ in range(h)]
     # corner[k][r][c]: the rectangle covering (r, c) has its corner k there (0 top-left, 1 top-right,
     # 2 bottom-left, 3 bottom-right): only rectangles force these flags, and the rule forbids them.
@@ -192,13 +192,21 @@ def encode(board: Board, encoding: str = "rectangles") -> Encoding:
             corner[k][r][c] = cnf.var(f"k{k}_{r}_{c}")
         return corner[k][r][c]
 
-    for rect in rects:
+    # claim[(r, c, clue)]: the cell belongs to a rectangle of that clue. Two rectangles of one clue
+    # already exclude each other at the clue's own cell, so a cell only needs "at most one clue",
+    # over the few clues that can reach it, instead of "at most one rectangle" over hundreds.
+    claims: list[list[dict]] = [[{} for _ in range(w)] for _ in range(h)]
+    for rect, clue in rects_with_clue(board):
         top, left, bottom, right = rect
         v = cnf.var(rect_name(rect))
         for r in range(top, bottom + 1):
             row = covering[r]
             for c in range(left, right + 1):
                 row[c].append(v)
+                owner = claims[r][c].get(clue)
+                if owner is None:
+                    owner = claims[r][c][clue] = cnf.var(f"c{r}_{c}_{clue[0]}_{clue[1]}")
+                cnf.add([-v, owner])
         for k, (r, c) in enumerate(((top, left), (top, right), (bottom, left), (bottom, right))):
             cnf.add([-v, flag(k, r, c)])
     for r in range(h):
@@ -206,7 +214,10 @@ def encode(board: Board, encoding: str = "rectangles") -> Encoding:
             if not covering[r][c]:
                 cnf.add([])  # no rectangle can cover this cell: no solution
             else:
-                cnf.exactly_one(covering[r][c])
+                cnf.at_least_one(covering[r][c])
+                cnf.at_most_one(list(claims[r][c].values()))
+    for cr, cc, _ in board.clues:
+        cnf.at_most_one(covering[cr][cc])
     for r in range(h - 1):
         for c in range(w - 1):
             around = (corner[3][r][c], corner[2][r][c + 1], corner[1][r + 1][c], corner[0][r + 1][c + 1])
@@ -220,7 +231,7 @@ def encode(board: Board, encoding: str = "rectangles") -> Encoding:
     def block(solution: dict):
         return any_of([lit(rect_name(rect), False) for rect in rects_from_regions(solution["regions"])])
 
-    return Encoding("rectangles", 1, Formula.from_cnf(cnf), Satisfy(block), decode, engines=("sat", "z3"))
+    return Encoding("rectangles", 2, Formula.from_cnf(cnf), Satisfy(block), decode, engines=("sat", "z3"))
 
 
 def regions_from_rects(h: int, w: int, rects) -> list[list[int]]:
