@@ -192,9 +192,18 @@ class Ledger:
         write_atomic(self.dir / "run.json", json.dumps(self.run, indent=2) + "\n")
 
     def finish(self, status: str, value) -> None:
+        # Seal what is on disk, not what this process believes: a Ctrl-C can land between writing a
+        # line and counting it, or in the middle of a line (cut here, as resume would).
+        self._steps.close()
+        read = read_steps(self.dir, header_genesis(self.run))
+        if read.torn_tail:
+            path = self.dir / "steps.jsonl"
+            data = path.read_bytes()
+            with open(path, "r+b") as handle:
+                handle.truncate(data.rfind(b"\n") + 1)
+        self.next_index, self.last_hash = len(read.steps), read.last_hash
         self.run.update(status=status, value=value, ended=now())
         self.save_run()
-        self._steps.close()
 
 
 def seal_problem(run: dict, read: StepsRead) -> str | None:
