@@ -154,12 +154,7 @@ class Ledger:
         if problem:
             raise LedgerError(problem + "; refusing to resume a tampered ledger", str(run_dir))
         if read.torn_tail:
-            # Cut the half-written line of a killed run; every complete line stays as it was.
-            path = run_dir / "steps.jsonl"
-            data = path.read_bytes()
-            keep = data[: data.rfind(b"\n") + 1]
-            with open(path, "r+b") as handle:
-                handle.truncate(len(keep))
+            cut_torn_tail(run_dir / "steps.jsonl")
         previous = (run["status"], run.get("value"))
         run["resumed"] = run.get("resumed", []) + [now()]
         run["status"] = "running"
@@ -197,13 +192,17 @@ class Ledger:
         self._steps.close()
         read = read_steps(self.dir, header_genesis(self.run))
         if read.torn_tail:
-            path = self.dir / "steps.jsonl"
-            data = path.read_bytes()
-            with open(path, "r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
+            cut_torn_tail(self.dir / "steps.jsonl")
         self.next_index, self.last_hash = len(read.steps), read.last_hash
         self.run.update(status=status, value=value, ended=now())
         self.save_run()
+
+
+def cut_torn_tail(path: Path) -> None:
+    """Drop a half-written last line (a kill or Ctrl-C mid-write); every complete line stays."""
+    data = path.read_bytes()
+    with open(path, "r+b") as handle:
+        handle.truncate(data.rfind(b"\n") + 1)
 
 
 def seal_problem(run: dict, read: StepsRead) -> str | None:
