@@ -11,7 +11,6 @@ Nothing here knows a particular puzzle: it asks the puzzle registry for referee,
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from smtpuzzles import puzzles
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.formula import query_from_base, smt2
 from smtpuzzles.ledger import header_genesis, read_base, read_json, read_steps, seal_problem, sha256_text
+from smtpuzzles.run import instance_sha
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.smtlib import read_query, solve_in_subprocess
 
@@ -85,7 +85,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=("z3", "cvc5"), job
         instance = module.from_canonical(run["instance"])
     except InputError as exc:
         raise LedgerError(f"recorded instance is invalid: {exc}", str(run_dir / "run.json")) from None
-    if sha256_text(json.dumps(module.canonical(instance), sort_keys=True, separators=(",", ":"), ensure_ascii=False)) != run["instance_sha256"]:
+    if instance_sha(module.canonical(instance)) != run["instance_sha256"]:
         raise LedgerError("instance does not match its recorded sha-256", str(run_dir / "run.json"))
 
     # 2. models -------------------------------------------------------------------------------------
