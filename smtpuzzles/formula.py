@@ -122,6 +122,55 @@ class CNF:
         self.at_least_one(lits)
         self.at_most_one(lits)
 
+    def constant(self, value: bool) -> int:
+        """A literal fixed to `value` (one variable serves every constant)."""
+        if "_true" not in self.index:
+            self.clauses.append([self.var("_true")])
+        top = self.index["_true"]
+        return top if value else -top
+
+    def counter(self, lits: Sequence[int], prefix: str = "u") -> list[int]:
+        """Literals `out[j]` that hold exactly when at least j of `lits` hold (out[0] is true):
+        a sequential counter defined in both directions, so a bound on it is a cardinality claim
+        for SAT and UNSAT answers alike."""
+        row = [self.constant(True)]
+        for i, x in enumerate(lits, 1):
+            nxt = [row[0]]
+            for j in range(1, i + 1):
+                carry = row[j] if j < len(row) else None  # at least j among the first i-1
+                below = row[j - 1]  # at least j-1 among the first i-1
+                out = self.fresh(prefix)
+                if carry is not None:
+                    self.clauses.append([-carry, out])
+                self.clauses.append([-below, -x, out])
+                self.clauses.append([-out, below] + ([carry] if carry is not None else []))
+                self.clauses.append([-out, x] + ([carry] if carry is not None else []))
+                nxt.append(out)
+            row = nxt
+        return row
+
+    def residue(self, weighted: Sequence[tuple[int, int]], modulus: int) -> list[int]:
+        """One-hot literals `out[r]`: the sum of the weights of the true literals is r modulo
+        `modulus`. Built as a balanced tree of partial sums: chains of partial sums are long
+        parity-like paths that CDCL solvers cross slowly; a tree keeps them logarithmic."""
+        def leaf(x: int, w: int) -> dict[int, int]:
+            w %= modulus
+            return {0: self.constant(True)} if w == 0 else {0: -x, w: x}
+
+        def node(parts: list[dict[int, int]]) -> dict[int, int]:
+            if len(parts) == 1:
+                return parts[0]
+            left, right = node(parts[: len(parts) // 2]), node(parts[len(parts) // 2:])
+            out = {r: self.fresh("r") for r in range(modulus)}
+            for a, la in left.items():
+                for b, lb in right.items():
+                    self.clauses.append([-la, -lb, out[(a + b) % modulus]])
+            self.exactly_one(list(out.values()))
+            return out
+
+        total = node([leaf(x, w) for x, w in weighted]) if weighted else {0: self.constant(True)}
+        return [total.get(r, self.constant(False)) for r in range(modulus)]
+
     def term_literal(self, term: Term, clauses: list[list[int]], cache: dict) -> int:
         """A literal that implies `term` (Tseitin, one direction), new clauses into `clauses`."""
         if term in cache:
@@ -147,12 +196,14 @@ class CNF:
         names = self.names
         for v in range(1, len(names)):
             yield f"(declare-fun {names[v]} () Bool)"
+        # One text per literal, looked up by index (negatives wrap around from the end): large
+        # bases spend their export time in this loop.
+        text = names + [f"(not {names[v]})" for v in range(len(names) - 1, 0, -1)]
         for clause in self.clauses:
-            body = " ".join(names[l] if l > 0 else f"(not {names[-l]})" for l in clause)
-            if not clause:
-                yield "(assert false)"
+            if len(clause) > 1:
+                yield f"(assert (or {' '.join([text[l] for l in clause])}))"
             else:
-                yield f"(assert {body})" if len(clause) == 1 else f"(assert (or {body}))"
+                yield f"(assert {text[clause[0]]})" if clause else "(assert false)"
 
 
 # ------------------------------------------------------------------------------------------- formula
