@@ -171,7 +171,27 @@ def _largest_left(objective: LexMax, prefix: list[int]) -> int:
 
 
 def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Outcome:
-    """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate."""
+    """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
+    With `descend`, first ask the ceiling and each bound below it down to best + 1: the first SAT
+    answer at k comes right after the UNSAT at k + 1, which is then the certificate."""
+    if objective.descend and objective.upper is not None:
+        for k in range(objective.upper, best, -1):
+            claim = {"op": "at_least", "k": k}
+            result, found, value = rec.check(claim)
+            if _stopped(result):
+                return Outcome(result, best, solution)
+            if result == "sat":
+                if value < k:
+                    raise RefereeRejected(f"the model is worth {value}, the check asked for at least {k}")
+                best, solution = value, found
+                rec.on_solution(solution, best)
+                if k < objective.upper:
+                    if value > k:
+                        raise RefereeRejected(f"the model is worth {value}, yet at least {k + 1} was refuted")
+                    return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": k + 1}})
+                break
+        else:
+            return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": best + 1}})
     while True:
         claim = {"op": "at_least", "k": best + 1}
         result, found, value = rec.check(claim)

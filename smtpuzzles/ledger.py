@@ -115,6 +115,15 @@ class Ledger:
         self.next_index = next_index
         self._steps = open(run_dir / "steps.jsonl", "ab")
         self.previous: tuple | None = None  # (status, value) before a resume
+        self._refuted: dict[str, int] = {}  # claim (canonical JSON) -> index of its UNSAT step
+
+    def _note(self, step: dict) -> None:
+        if step.get("result") == "unsat":
+            self._refuted[canonical_json(step["claim"])] = step["index"]
+
+    def refuting_step(self, claim: dict) -> int:
+        """The index of the recorded UNSAT step for `claim` (a certificate points at it)."""
+        return self._refuted[canonical_json(claim)]
 
     # ---------------------------------------------------------------------------------- creation
     @classmethod
@@ -160,6 +169,8 @@ class Ledger:
         run["status"] = "running"
         ledger = cls(run_dir, run, read.last_hash, len(read.steps))
         ledger.previous = previous
+        for step in read.steps:
+            ledger._note(step)
         ledger.save_run()
         return ledger, read.steps
 
@@ -172,6 +183,7 @@ class Ledger:
         os.fsync(self._steps.fileno())
         self.last_hash = hashlib.sha256(line).hexdigest()
         self.next_index += 1
+        self._note(step)
         return step
 
     def save_solution(self, solution: dict, value) -> None:

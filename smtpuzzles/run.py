@@ -99,7 +99,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
     if outcome.certificate is not None:
         claim = outcome.certificate["claim"]
         terms = claim_terms(enc.objective, claim)
-        index = ledger.next_index - 1
+        index = ledger.refuting_step(claim)
         outcome.certificate["step"] = index
         ledger.save_certificate(enc.formula.query(terms), claim, index)
     run["extra"] = outcome.extra
