@@ -80,6 +80,33 @@ def test_sat_engine_z3_and_brute_force_agree_on_random_formulas(case):
     assert solve_text(formula.query(terms), "z3") == expected
 
 
+@given(st.lists(st.integers(-20, 20), max_size=6), st.integers(2, 9))
+@settings(max_examples=40, deadline=None)
+def test_counter_and_residue_define_their_outputs_exactly(weights, modulus):
+    """For every assignment of the inputs, the counter's and the residue's outputs are forced to the
+    count and the weighted sum mod `modulus`, computed here in Python: both directions hold, so a
+    bound on them means the same thing in a SAT answer and in an UNSAT one."""
+    from itertools import product
+
+    from pysat.solvers import Solver
+
+    cnf = CNF()
+    inputs = [cnf.var(f"x{i}") for i in range(len(weights))]
+    at_least = cnf.counter(inputs)
+    residue = cnf.residue(list(zip(inputs, weights)), modulus)
+    with Solver(name="glucose4", bootstrap_with=cnf.clauses) as solver:
+        for bits in product([False, True], repeat=len(inputs)):
+            fixed = [v if b else -v for v, b in zip(inputs, bits)]
+            count, total = sum(bits), sum(w for w, b in zip(weights, bits) if b) % modulus
+            assert solver.solve(assumptions=fixed)
+            for j in range(1, len(inputs) + 1):
+                wrong = -at_least[j] if count >= j else at_least[j]
+                assert not solver.solve(assumptions=fixed + [wrong]), (bits, j)
+            for r in range(modulus):
+                wrong = -residue[r] if r == total else residue[r]
+                assert not solver.solve(assumptions=fixed + [wrong]), (bits, r)
+
+
 def test_term_printing():
     assert smt2(any_of([lit("a"), lit("b", False)])) == "(or a (not b))"
     assert smt2(neg(all_of([lit("a"), lit("b")]))) == "(or (not a) (not b))"
