@@ -68,6 +68,53 @@ def test_cyclic_maps_agree_with_brute_force(tmp_path):
         assert outcome.value == most_escapees(doors), doors
 
 
+def test_larger_cyclic_maps_agree_with_brute_force(tmp_path):
+    """Maps with rooms on cycles and a dozen or more doors, where the implied counting and residue
+    constraints and the descending search do real work: any constraint that cut off a plan would
+    show here as a smaller optimum than the brute force's."""
+    for seed in range(16):
+        doors = random_game(2000 + seed, rooms=2 + seed % 4, doors=12 + seed % 5)
+        game = nonary.from_doors(doors)
+        outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+        assert outcome.status == "optimal"
+        assert outcome.value == most_escapees(doors), doors
+        assert nonary.referee(game, outcome.solution) == []
+
+
+def test_z3_and_sat_engines_agree_on_the_same_clauses(tmp_path):
+    for name in ("02.json", "07.json", "10.json"):
+        game = nonary.load((EXAMPLES / name).read_text(), name, {})
+        for engine in ("z3", "sat"):
+            outcome, _ = runner.solve(nonary, game, "", out_dir=tmp_path, engine=engine)
+            assert (outcome.status, outcome.value) == ("optimal", EXPECTED[name]), engine
+
+
+def test_escape_sets_match_a_direct_partition_search():
+    """The implied constraint on who escapes, against a recursive search for a partition of the set
+    into at most n groups of 3..5 players summing to 0 mod 9."""
+    from functools import lru_cache
+    from itertools import combinations
+
+    @lru_cache(maxsize=None)
+    def splits(players: frozenset, doors: int) -> bool:
+        if not players:
+            return True
+        if doors == 0:
+            return False
+        low, rest = min(players), sorted(players - {min(players)})
+        for size in (2, 3, 4):  # the group holding the lowest player
+            for others in combinations(rest, size):
+                group = {low, *others}
+                if sum(group) % 9 == 0 and splits(players - group, doors - 1):
+                    return True
+        return False
+
+    everyone = range(1, 10)
+    for doors in (1, 2, 3):
+        expected = {frozenset(c) for k in range(10) for c in combinations(everyone, k) if splits(frozenset(c), doors)}
+        assert nonary.escape_sets(doors) == expected
+
+
 def test_referee_replays_the_rules():
     game = nonary.from_doors([[8, 0, 1], [9, 1, -1]])
     good = {"moves": [{"door": 0, "players": [1, 3, 5, 8, 9]}, {"door": 1, "players": [1, 3, 5, 9]}]}

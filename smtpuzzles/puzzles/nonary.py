@@ -11,12 +11,12 @@ import json
 from dataclasses import dataclass
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.formula import SmtBuilder, count_true, raw, sum_of
+from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, lit
 from smtpuzzles.objective import Encoding, IntMax
 
 NAME = "nonary"
 ENCODINGS = ("chains",)
-DEFAULT_ENGINE = "z3"
+DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
 PLAYERS = tuple(range(1, 10))
 START, EXIT = 0, -1
@@ -33,12 +33,6 @@ def _groups() -> dict[int, list[tuple[int, ...]]]:
 
 
 GROUPS = _groups()
-
-
-def _any(parts: list[str]) -> str:
-    if not parts:
-        return "false"
-    return parts[0] if len(parts) == 1 else f"(or {' '.join(parts)})"
 
 
 @dataclass(frozen=True)
@@ -97,79 +91,179 @@ def from_canonical(data: dict) -> Game:
 
 # -------------------------------------------------------------------------------------------- encode
 def encode(game: Game, encoding: str = "chains") -> Encoding:
-    """Who passes which door, and for each player a chain of doors from room 0.
+    """Who passes which door, and for each player a chain of doors from room 0; all Boolean.
 
-    pass{p}_{d}: player p goes through door d. A used door carries 3..5 players whose numbers sum to
-    its number mod 9. Each door a player passes has exactly one reason: it is the player's first door
-    and leaves room 0, or it follows a door the player passed earlier (time stamps strictly increase)
-    that leads into its room; no door is followed twice by one player and only one door is a first.
-    So every player's doors form one walk from room 0, and ordering all used doors by time stamp is a
-    plan. Equal doors (same number and rooms) are used in order, which removes swapped copies of
-    every plan from the search.
+    pass{p}_{d}: player p goes through door d. A used door is passed by one of the few groups of
+    3..5 players whose numbers sum to its number mod 9 (`group{d}_{members}`, about 37 per residue),
+    so sizes and sums need no arithmetic. Each door a player passes has exactly one reason: it is the
+    player's first door and leaves room 0 (`first{p}_{d}`), or it follows a door the player passed
+    just before that leads into its room (`after{p}_{d}_{e}`); no door is followed twice by one
+    player and only one door is a first. Where rooms form cycles, a time stamp per door (order
+    encoded: `t{d}_ge{k}`) must grow along every `after` (shared by all players: `before{e}_{d}`),
+    so the chains are walks and sorting the used doors by time stamp is a plan. Equal doors (same
+    number and rooms) are used in order, which removes swapped copies of every plan.
+
+    Then three families of implied constraints, each true of every plan, which the solver could
+    only rediscover by case splits (see encodings/nonary.md for the measurements):
+    - per player and room, doors in (plus 1 for room 0) = doors out (plus 1 where the player ends:
+      `ends{p}_{room}`, or `escapes{p}`): the pigeonhole counting the chains imply;
+    - per room, the numbers of the players who end there sum, mod 9, to the numbers of the used
+      doors in minus those out (every group's sum is its door's number mod 9);
+    - the escapees are a union of disjoint groups of 3..5 summing to 0 mod 9, at most one per door 9.
+    The objective is the count of escapees, `escaped_ge{k}` meaning at least k escape.
     """
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} (chains)", "--encoding")
-    smt = SmtBuilder("QF_LIA")
-    doors = game.doors
+    cnf, doors = CNF(), game.doors
     n = len(doors)
-    x = {(p, d): smt.bool(f"pass{p}_{d}") for p in PLAYERS for d in range(n)}
-    component, cyclic = room_components(doors)
-    # Time stamps are only needed where a player could walk in circles: doors leaving a room that lies
-    # on a cycle of rooms. Elsewhere the rooms' topological order already orders every chain.
-    time = {d: smt.int(f"t{d}", 0, n - 1) for d in range(n) if component[doors[d][1]] in cyclic}
-    for d, (number, origin, target) in enumerate(doors):
-        # The group through a door is one of the few sets of 3..5 players with the right sum mod 9
-        # (about 37 per residue): choosing among them keeps the whole formula Boolean apart from the
-        # time stamps, where sums of `ite`s left z3 to rediscover modular arithmetic in every proof.
-        choices = [smt.bool(f"group{d}_{''.join(map(str, g))}") for g in GROUPS[number % 9]]
-        if len(choices) > 1:
-            smt.assert_(f"(<= {count_true(choices)} 1)")
+    labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
+    room_no = {label: i for i, label in enumerate(labels)}  # variable names use numbers, labels may be strings
+    x = {(p, d): cnf.var(f"pass{p}_{d}") for p in PLAYERS for d in range(n)}
+    used = [cnf.var(f"used{d}") for d in range(n)]
+
+    for d, (number, _, _) in enumerate(doors):
+        groups = GROUPS[number % 9]
+        choice = [cnf.var(f"group{d}_{''.join(map(str, g))}") for g in groups]
+        cnf.at_most_one(choice)
         for p in PLAYERS:
-            holding = [c for c, g in zip(choices, GROUPS[number % 9]) if p in g]
-            smt.assert_(f"(= {x[p, d]} {_any(holding)})")
+            holding = [c for c, g in zip(choice, groups) if p in g]
+            cnf.add([-x[p, d]] + holding)
+            cnf.clauses.extend([-c, x[p, d]] for c in holding)
+        cnf.add([-used[d]] + choice)
+        cnf.clauses.extend([-c, used[d]] for c in choice)
+
+    # Time stamps, only where a player could walk in circles: doors leaving a room on a cycle of rooms.
+    component, cyclic = room_components(doors)
+    span: dict[int, int] = {}
+    for _, origin, _ in doors:
+        if component[origin] in cyclic:
+            span[component[origin]] = span.get(component[origin], 0) + 1
+    at_least_time = {}
+    for d, (_, origin, _) in enumerate(doors):
+        if component[origin] in cyclic:
+            at_least_time[d] = [cnf.var(f"t{d}_ge{k}") for k in range(1, span[component[origin]])]
+            for k in range(1, len(at_least_time[d])):
+                cnf.add([-at_least_time[d][k], at_least_time[d][k - 1]])
+    before: dict[tuple[int, int], int] = {}
+
+    def earlier(e: int, d: int) -> int:
+        """A literal that forces door e's time stamp below door d's."""
+        if (e, d) not in before:
+            b = before[e, d] = cnf.var(f"before{e}_{d}")
+            te, td = at_least_time[e], at_least_time[d]
+            if not td:
+                cnf.add([-b])
+            else:
+                cnf.add([-b, td[0]])
+                cnf.clauses.extend([-b, -te[k], td[k + 1]] for k in range(len(te) - 1))
+                cnf.add([-b, -te[-1]])
+        return before[e, d]
+
     for p in PLAYERS:
-        firsts = []
-        successors: dict[int, list[str]] = {e: [] for e in range(n)}
+        firsts: list[int] = []
+        successors: dict[int, list[int]] = {e: [] for e in range(n)}
         for d, (_, origin, _) in enumerate(doors):
             reasons = []
             if origin == START:
-                first = smt.bool(f"first{p}_{d}")
-                smt.assert_(f"(=> {first} {x[p, d]})")
+                first = cnf.var(f"first{p}_{d}")
+                cnf.add([-first, x[p, d]])
                 firsts.append(first)
                 reasons.append(first)
-            for e, (_, _, into) in enumerate(doors):
+            for e, (_, from_e, into) in enumerate(doors):
                 if e != d and into == origin:
-                    after = smt.bool(f"after{p}_{d}_{e}")
-                    ordered = f" (< {time[e]} {time[d]})" if d in time and e in time and component[doors[e][1]] == component[origin] else ""
-                    smt.assert_(f"(=> {after} (and {x[p, d]} {x[p, e]}{ordered}))")
+                    after = cnf.var(f"after{p}_{d}_{e}")
+                    cnf.add([-after, x[p, d]])
+                    cnf.add([-after, x[p, e]])
+                    if d in at_least_time and component[from_e] == component[origin]:
+                        cnf.add([-after, earlier(e, d)])
                     successors[e].append(after)
                     reasons.append(after)
-            smt.assert_(f"(=> {x[p, d]} (= {count_true(reasons)} 1))" if reasons else f"(not {x[p, d]})")
-        if len(firsts) > 1:
-            smt.assert_(f"(<= {count_true(firsts)} 1)")
-        for e, after in successors.items():
-            if len(after) > 1:
-                smt.assert_(f"(<= {count_true(after)} 1)")
-    for d in range(n):  # equal doors in order
+            cnf.add([-x[p, d]] + reasons)
+            cnf.at_most_one(reasons)
+        cnf.at_most_one(firsts)
+        for after in successors.values():
+            cnf.at_most_one(after)
+    for d in range(n):
         for e in range(d + 1, n):
-            if doors[d] == doors[e]:
-                used_d, used_e = _any([x[p, d] for p in PLAYERS]), _any([x[p, e] for p in PLAYERS])
-                ordered = f" (< {time[d]} {time[e]})" if d in time else ""
-                smt.assert_(f"(=> {used_e} (and {used_d}{ordered}))")
+            if doors[d] == doors[e]:  # equal doors in order
+                cnf.add([-used[e], used[d]])
+                if d in at_least_time:
+                    cnf.add([-used[e], earlier(d, e)])
                 break
+
+    # Where everyone ends, and the counting each room's doors imply.
     nines = [d for d, door in enumerate(doors) if door[0] == 9]
-    escaped = [f"(or {' '.join(x[p, d] for d in nines)})" if len(nines) > 1 else x[p, nines[0]] for p in PLAYERS]
-    escapees = count_true(escaped)
+    escapes = [cnf.var(f"escapes{p}") for p in PLAYERS]
+    ends = {(p, r): cnf.var(f"ends{p}_{room_no[r]}") for p in PLAYERS for r in labels}
+    for p, escaped in zip(PLAYERS, escapes):
+        cnf.add([-escaped] + [x[p, d] for d in nines])
+        cnf.clauses.extend([-x[p, d], escaped] for d in nines)
+        cnf.exactly_one([ends[p, r] for r in labels] + [escaped])
+        for r in labels:
+            into = [x[p, d] for d, door in enumerate(doors) if door[2] == r] + ([cnf.constant(True)] if r == START else [])
+            out_of = [x[p, d] for d, door in enumerate(doors) if door[1] == r] + [ends[p, r]]
+            _equal_counts(cnf, into, out_of)
+    for r in labels:
+        staying = cnf.residue([(ends[p, r], p) for p in PLAYERS], 9)
+        moved = cnf.residue([(used[d], number) for d, (number, _, target) in enumerate(doors) if target == r]
+                            + [(used[d], -number) for d, (number, origin, _) in enumerate(doors) if origin == r], 9)
+        for a, b in zip(staying, moved):  # room 0 starts with 1+...+9 = 45, which is 0 mod 9
+            cnf.add([-a, b])
+            cnf.add([a, -b])
+    possible = escape_sets(len(nines))
+    for bits in range(1 << 9):
+        members = frozenset(p for p in PLAYERS if bits >> (p - 1) & 1)
+        if members not in possible:
+            cnf.add([-escapes[p - 1] if p in members else escapes[p - 1] for p in PLAYERS])
+    count = cnf.counter(escapes)
+    for k in range(1, len(PLAYERS) + 1):
+        named = cnf.var(f"escaped_ge{k}")
+        cnf.add([-named, count[k]])
+        cnf.add([named, -count[k]])
 
     def decode(model) -> dict:
-        used = [d for d in range(n) if any(model[x[p, d]] for p in PLAYERS)]
-        used.sort(key=lambda d: (component[doors[d][1]], model[time[d]] if d in time else 0, d))
-        return {"moves": [{"door": d, "players": [p for p in PLAYERS if model[x[p, d]]]} for d in used]}
+        def stamp(d: int) -> int:
+            return sum(1 for v in at_least_time.get(d, []) if model[cnf.names[v]])
 
-    objective = IntMax(lambda k: raw(f"(>= {escapees} {k})"), upper=len(PLAYERS))
-    # Booleans, cardinalities and bounded time stamps: z3's finite-domain solver proved the seeds'
-    # final UNSAT steps about 4x faster than its default arithmetic solver.
-    return Encoding("chains", 1, smt.formula(z3_solver="QF_FD"), objective, decode, engines=("z3",))
+        moves = [d for d in range(n) if any(model[f"pass{p}_{d}"] for p in PLAYERS)]
+        moves.sort(key=lambda d: (component[doors[d][1]], stamp(d), d))
+        return {"moves": [{"door": d, "players": [p for p in PLAYERS if model[f"pass{p}_{d}"]]} for d in moves]}
+
+    def at_least(k: int):
+        if k <= 0:
+            return TRUE
+        return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
+
+    # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
+    # while asking 9, 8, ... first settles most maps with one SAT answer (measured, see the notes).
+    objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
+    return Encoding("chains", 2, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"))
+
+
+def _equal_counts(cnf: CNF, left: list[int], right: list[int]) -> None:
+    """As many of `left` hold as of `right` (two counters, tied level by level)."""
+    a, b = cnf.counter(left), cnf.counter(right)
+    for j in range(1, max(len(left), len(right)) + 1):
+        if j < len(a) and j < len(b):
+            cnf.add([-a[j], b[j]])
+            cnf.add([a[j], -b[j]])
+        elif j < len(a):
+            cnf.add([-a[j]])
+        elif j < len(b):
+            cnf.add([-b[j]])
+
+
+def escape_sets(nine_doors: int) -> set[frozenset]:
+    """Every set of players that could escape through `nine_doors` doors 9: unions of disjoint
+    groups of 3..5 whose numbers sum to 0 mod 9, one group per door."""
+    zero = [frozenset(g) for g in GROUPS[0]]
+    sets, frontier = {frozenset()}, {frozenset()}
+    for _ in range(nine_doors):
+        frontier = {s | g for s in frontier for g in zero if not s & g}
+        if not frontier - sets:
+            break
+        sets |= frontier
+    return sets
 
 
 def room_components(doors) -> tuple[dict, set]:
