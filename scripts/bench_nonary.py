@@ -49,19 +49,34 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=40, help="random maps")
     parser.add_argument("--brute-limit", type=float, default=60.0, help="seconds before the brute force is given up")
     parser.add_argument("--check-limit", type=float, default=120.0, help="seconds allowed per solver check")
+    parser.add_argument("--doors", type=int, help="only random maps with this many doors (seeds 1000 + i, 2..8 rooms)")
+    parser.add_argument("--engine", help="solver engine for the SMT side (default: the puzzle's)")
     args = parser.parse_args()
-    cases = [(f"seed {p.stem}", json.loads(p.read_text())) for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
+    cases = []
+    if args.doors is None:
+        cases = [(f"seed {p.stem}", json.loads(p.read_text())) for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
     for i in range(args.count):
-        rooms, doors = 2 + i % 7, 4 + (i * 7) % 37
-        cases.append((f"random {i}", random_game(i, rooms=rooms, doors=doors)))
+        if args.doors is None:
+            cases.append((f"random {i}", random_game(i, rooms=2 + i % 7, doors=4 + (i * 7) % 37)))
+        else:
+            cases.append((f"random {1000 + i}", random_game(1000 + i, rooms=2 + i % 7, doors=args.doors)))
+    totals = {"smt": 0.0, "smt_cpu": 0.0, "brute": 0.0, "gave_up": 0, "not_optimal": 0}
+    ratios = []
     print(f"{'case':11} {'rooms':>5} {'doors':>5} {'escape':>6} {'SMT s':>8} {'brute s':>9} {'SMT/brute':>10}  agree")
     with tempfile.TemporaryDirectory() as tmp:
         for label, doors in cases:
             game = nonary.from_doors(doors)
-            started = time.perf_counter()
-            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit)
+            started, cpu = time.perf_counter(), time.process_time()
+            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit, engine=args.engine)
             smt = time.perf_counter() - started
+            totals["smt"] += smt
+            totals["smt_cpu"] += time.process_time() - cpu
             reference, seconds = brute(doors, args.brute_limit)
+            totals["brute"] += seconds
+            totals["gave_up"] += reference is None
+            totals["not_optimal"] += outcome.status != "optimal"
+            if reference is not None and outcome.status == "optimal":
+                ratios.append(smt / max(seconds, 1e-4))
             rooms = len({d[1] for d in doors} | {d[2] for d in doors}) - 1
             if outcome.status != "optimal":
                 print(f"{label:11} {rooms:5d} {len(doors):5d} {'?':>6} {smt:8.2f} {seconds:9.3f} {'':>10}  SMT {outcome.status}", flush=True)
@@ -70,6 +85,13 @@ def main() -> int:
             else:
                 agree = "yes" if reference == outcome.value and outcome.status == "optimal" else "NO"
                 print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} {smt / max(seconds, 1e-4):9.1f}x  {agree}", flush=True)
+    ratios.sort()
+    given_up = f" (brute force gave up on {totals['gave_up']}, counted at its limit)" if totals["gave_up"] else ""
+    print(f"\ntotal: SMT {totals['smt']:.1f} s wall ({totals['smt_cpu']:.1f} s CPU), brute force {totals['brute']:.1f} s{given_up}; "
+          f"SMT/brute {totals['smt'] / max(totals['brute'], 1e-4):.2f}x over the set")
+    if ratios:
+        print(f"per map SMT/brute: median {ratios[len(ratios) // 2]:.1f}x, best {ratios[0]:.2f}x, worst {ratios[-1]:.1f}x; "
+              f"SMT not optimal on {totals['not_optimal']} of {len(cases)}")
     return 0
 
 
