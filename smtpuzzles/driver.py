@@ -174,7 +174,7 @@ def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Out
     """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
     With `descend`, first ask the ceiling and each bound below it down to best + 1: the first SAT
     answer at k comes right after the UNSAT at k + 1, which is then the certificate."""
-    if objective.descend and objective.upper is not None:
+    if objective.descend and objective.upper is not None and best < objective.upper:
         for k in range(objective.upper, best, -1):
             claim = {"op": "at_least", "k": k}
             result, found, value = rec.check(claim)

@@ -107,6 +107,39 @@ def test_counter_and_residue_define_their_outputs_exactly(weights, modulus):
                 assert not solver.solve(assumptions=fixed + [wrong]), (bits, r)
 
 
+@pytest.mark.parametrize("forced,optimum", [(3, 3), (1, 1), (0, 0)])
+def test_descending_maximisation_always_records_the_unsat_step_it_cites(forced, optimum):
+    """Three Booleans, `forced` of them fixed true and at most `optimum` true: the count's maximum is
+    known by construction. Descending from the ceiling 3 must end `optimal` with a certificate that
+    is a recorded UNSAT step at optimum + 1, also when the very first model already hits the ceiling."""
+    from smtpuzzles.driver import Recorder, run_objective
+    from smtpuzzles.engines import make_engine
+    from smtpuzzles.formula import FALSE, TRUE
+    from smtpuzzles.objective import Encoding, IntMax
+
+    cnf = CNF()
+    bits = [cnf.var(name) for name in "abc"]
+    for v in bits[:forced]:
+        cnf.add([v])
+    at_least = cnf.counter(bits)
+    if optimum < 3:
+        cnf.add([-at_least[optimum + 1]])
+    objective = IntMax(lambda k: TRUE if k <= 0 else FALSE if k > 3 else lit(cnf.names[at_least[k]]), upper=3, descend=True)
+    encoding = Encoding("toy", 1, Formula.from_cnf(cnf), objective, lambda m: {"on": [m[n] for n in "abc"]}, engines=("sat",))
+    steps = []
+
+    def record(step):
+        steps.append({"index": len(steps), **step})
+        return steps[-1]
+
+    rec = Recorder(encoding, lambda: make_engine("sat", encoding.formula), lambda s: sum(s["on"]), lambda s: [], record)
+    outcome = run_objective(rec)
+    assert (outcome.status, outcome.value) == ("optimal", optimum)
+    cited = outcome.certificate["claim"]
+    assert cited == {"op": "at_least", "k": optimum + 1}
+    assert any(s["claim"] == cited and s["result"] == "unsat" for s in steps)
+
+
 def test_term_printing():
     assert smt2(any_of([lit("a"), lit("b", False)])) == "(or a (not b))"
     assert smt2(neg(all_of([lit("a"), lit("b")]))) == "(or (not a) (not b))"
