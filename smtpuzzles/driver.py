@@ -172,26 +172,24 @@ def _largest_left(objective: LexMax, prefix: list[int]) -> int:
 
 def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Outcome:
     """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
-    With `descend`, first ask the ceiling and each bound below it down to best + 1: the first SAT
-    answer at k comes right after the UNSAT at k + 1, which is then the certificate."""
-    if objective.descend and objective.upper is not None and best < objective.upper:
+    With `descend`, first ask the ceiling and each bound below it down to best + 1, stopping at the
+    first SAT answer: when the bound just above it was refuted, that step is the certificate;
+    otherwise (SAT at the ceiling itself) the climb goes on from there."""
+    if objective.descend and objective.upper is not None:
+        refuted = None  # the lowest bound refuted so far
         for k in range(objective.upper, best, -1):
-            claim = {"op": "at_least", "k": k}
-            result, found, value = rec.check(claim)
+            result, found, value = rec.check({"op": "at_least", "k": k})
             if _stopped(result):
                 return Outcome(result, best, solution)
-            if result == "sat":
-                if value < k:
-                    raise RefereeRejected(f"the model is worth {value}, the check asked for at least {k}")
-                best, solution = value, found
-                rec.on_solution(solution, best)
-                if k < objective.upper:
-                    if value > k:
-                        raise RefereeRejected(f"the model is worth {value}, yet at least {k + 1} was refuted")
-                    return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": k + 1}})
-                break
-        else:
-            return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": best + 1}})
+            if result == "unsat":
+                refuted = k
+                continue
+            if refuted is not None and value >= refuted:
+                raise RefereeRejected(f"the model is worth {value}, yet at least {refuted} was refuted")
+            best, solution = _improved(rec, k, found, value)
+            break
+        if refuted == best + 1:
+            return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": refuted}})
     while True:
         claim = {"op": "at_least", "k": best + 1}
         result, found, value = rec.check(claim)
@@ -199,10 +197,15 @@ def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Out
             return Outcome(result, best, solution)
         if result == "unsat":
             return Outcome("optimal", best, solution, certificate={"claim": claim})
-        if value < best + 1:
-            raise RefereeRejected(f"the model is worth {value}, the check asked for at least {best + 1}")
-        best, solution = value, found
-        rec.on_solution(solution, best)
+        best, solution = _improved(rec, best + 1, found, value)
+
+
+def _improved(rec: Recorder, k: int, found: dict, value: int) -> tuple[int, dict]:
+    """A SAT answer to "at least k": its refereed value must reach k; it becomes the best."""
+    if value < k:
+        raise RefereeRejected(f"the model is worth {value}, the check asked for at least {k}")
+    rec.on_solution(found, value)
+    return value, found
 
 
 def _satisfy(rec: Recorder, objective: Satisfy, solution: dict, value, mode: str, limit: int | None) -> Outcome:
