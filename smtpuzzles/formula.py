@@ -129,7 +129,7 @@ class CNF:
         top = self.index["_true"]
         return top if value else -top
 
-    def counter(self, lits: Sequence[int], prefix: str = "u") -> list[int]:
+    def counter(self, lits: Sequence[int]) -> list[int]:
         """Literals `out[j]` that hold exactly when at least j of `lits` hold (out[0] is true):
         a sequential counter defined in both directions, so a bound on it is a cardinality claim
         for SAT and UNSAT answers alike."""
@@ -139,7 +139,7 @@ class CNF:
             for j in range(1, i + 1):
                 carry = row[j] if j < len(row) else None  # at least j among the first i-1
                 below = row[j - 1]  # at least j-1 among the first i-1
-                out = self.fresh(prefix)
+                out = self.fresh("u")
                 if carry is not None:
                     self.clauses.append([-carry, out])
                 self.clauses.append([-below, -x, out])

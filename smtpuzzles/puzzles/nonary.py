@@ -195,18 +195,19 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     nines = [d for d, door in enumerate(doors) if door[0] == 9]
     escapes = [cnf.var(f"escapes{p}") for p in PLAYERS]
     ends = {(p, r): cnf.var(f"ends{p}_{room_no[r]}") for p in PLAYERS for r in labels}
+    doors_into = {r: [d for d, door in enumerate(doors) if door[2] == r] for r in labels}
+    doors_out_of = {r: [d for d, door in enumerate(doors) if door[1] == r] for r in labels}
     for p, escaped in zip(PLAYERS, escapes):
         cnf.add([-escaped] + [x[p, d] for d in nines])
         cnf.clauses.extend([-x[p, d], escaped] for d in nines)
         cnf.exactly_one([ends[p, r] for r in labels] + [escaped])
         for r in labels:
-            into = [x[p, d] for d, door in enumerate(doors) if door[2] == r] + ([cnf.constant(True)] if r == START else [])
-            out_of = [x[p, d] for d, door in enumerate(doors) if door[1] == r] + [ends[p, r]]
+            into = [x[p, d] for d in doors_into[r]] + ([cnf.constant(True)] if r == START else [])
+            out_of = [x[p, d] for d in doors_out_of[r]] + [ends[p, r]]
             _equal_counts(cnf, into, out_of)
     for r in labels:
         staying = cnf.residue([(ends[p, r], p) for p in PLAYERS], 9)
-        moved = cnf.residue([(used[d], number) for d, (number, _, target) in enumerate(doors) if target == r]
-                            + [(used[d], -number) for d, (number, origin, _) in enumerate(doors) if origin == r], 9)
+        moved = cnf.residue([(used[d], doors[d][0]) for d in doors_into[r]] + [(used[d], -doors[d][0]) for d in doors_out_of[r]], 9)
         for a, b in zip(staying, moved):  # room 0 starts with 1+...+9 = 45, which is 0 mod 9
             cnf.add([-a, b])
             cnf.add([a, -b])
