@@ -46,26 +46,26 @@ def test_seed_cases(cli, name):
         assert report.ok, [f.text for f in report.findings if not f.ok]
 
 
+def assert_matches_brute_force(doors, tmp_path):
+    """The SMT run proves the brute force's optimum, with a plan the referee accepts."""
+    game = nonary.from_doors(doors)
+    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+    assert outcome.status == "optimal"
+    assert outcome.value == most_escapees(doors), doors
+    assert nonary.referee(game, outcome.solution) == []
+
+
 def test_agrees_with_brute_force_on_random_maps(tmp_path):
     for seed in range(200):
-        doors = random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5)
-        game = nonary.from_doors(doors)
-        outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
-        assert outcome.status == "optimal"
-        assert outcome.value == most_escapees(doors), doors
-        assert nonary.referee(game, outcome.solution) == []
+        assert_matches_brute_force(random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5), tmp_path)
 
 
 def test_cyclic_maps_agree_with_brute_force(tmp_path):
     """Rooms on a cycle need the time stamps: a player may go round and use other doors."""
     doors = [[6, 0, 1], [3, 1, 0], [4, 0, 1], [7, 1, 0], [9, 0, -1], [9, 1, -1], [2, 1, 2], [9, 2, -1]]
-    game = nonary.from_doors(doors)
-    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
-    assert outcome.value == most_escapees(doors)
+    assert_matches_brute_force(doors, tmp_path)
     for seed in range(30):
-        doors = random_game(1000 + seed, rooms=3, doors=7)
-        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
-        assert outcome.value == most_escapees(doors), doors
+        assert_matches_brute_force(random_game(1000 + seed, rooms=3, doors=7), tmp_path)
 
 
 def test_larger_cyclic_maps_agree_with_brute_force(tmp_path):
@@ -73,12 +73,7 @@ def test_larger_cyclic_maps_agree_with_brute_force(tmp_path):
     constraints and the descending search do real work: any constraint that cut off a plan would
     show here as a smaller optimum than the brute force's."""
     for seed in range(16):
-        doors = random_game(2000 + seed, rooms=2 + seed % 4, doors=12 + seed % 5)
-        game = nonary.from_doors(doors)
-        outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
-        assert outcome.status == "optimal"
-        assert outcome.value == most_escapees(doors), doors
-        assert nonary.referee(game, outcome.solution) == []
+        assert_matches_brute_force(random_game(2000 + seed, rooms=2 + seed % 4, doors=12 + seed % 5), tmp_path)
 
 
 def test_z3_and_sat_engines_agree_on_the_same_clauses(tmp_path):
