@@ -56,6 +56,8 @@ class Recorder:
     def engine(self):
         if self._engine is None:  # built lazily: a fully replayed run never loads a solver
             self._engine = self._engine_factory()
+            if self.encoding.guess is not None:
+                self._engine.guide(self.encoding.guess)
         return self._engine
 
     def check(self, claim: dict) -> tuple[str, dict | None, Any]:

@@ -71,6 +71,10 @@ class Encoding:
     decode: Callable[[Any], dict]  # engine model -> solution (JSON)
     engines: tuple[str, ...] = ("z3",)  # engines this formula can run on (sat needs a CNF)
     notes: dict = field(default_factory=dict)
+    # A cheap heuristic's answer as a partial assignment, which engines try first under each check's
+    # assumptions. It only steers the search: a SAT answer is still the solver's model of the formula
+    # and the claim (decoded and refereed as any other), and an UNSAT answer never rests on it.
+    guess: Callable[[], list[Term]] | None = None
 
 
 def claim_terms(objective: Objective, claim: dict) -> list[Term]:

@@ -42,19 +42,21 @@ def cnf_and_terms(draw):
     term = st.recursive(literal, lambda inner: st.one_of(st.builds(lambda xs: all_of(xs), st.lists(inner, min_size=1, max_size=3)),
                                                          st.builds(lambda xs: any_of(xs), st.lists(inner, min_size=1, max_size=3)),
                                                          st.builds(neg, inner)), max_leaves=6)
-    return n, clauses, draw(st.lists(term, max_size=3))
+    return n, clauses, draw(st.lists(term, max_size=3)), draw(st.lists(literal, max_size=n))
 
 
 @given(cnf_and_terms())
 @settings(max_examples=60, deadline=None)
 def test_sat_engine_z3_and_brute_force_agree_on_random_formulas(case):
     """Differential test of the shared formula language: the SAT engine's Tseitin clauses, z3 on the
-    SMT-LIB2 text and an enumeration of all assignments give the same answer."""
+    SMT-LIB2 text and an enumeration of all assignments give the same answer. A guess handed to an
+    engine never changes that answer; a non-empty one supplies the model exactly when it fits the
+    formula and the assumptions."""
     from itertools import product
 
     from smtpuzzles.engines import make_engine
 
-    n, clauses, terms = case
+    n, clauses, terms, guess = case
     cnf = CNF()
     for v in range(1, n + 1):
         cnf.var(f"x{v}")
@@ -69,14 +71,20 @@ def test_sat_engine_z3_and_brute_force_agree_on_random_formulas(case):
         parts = [holds(t, env) for t in term[1]]
         return all(parts) if kind == "and" else any(parts)
 
-    truth = any(
-        all(any((v > 0) == bits[abs(v) - 1] for v in c) for c in clauses)
-        and all(holds(t, {f"x{i + 1}": b for i, b in enumerate(bits)}) for t in terms)
-        for bits in product([False, True], repeat=n)
-    )
-    expected = "sat" if truth else "unsat"
-    assert make_engine("sat", formula).check(terms, None).status == expected
-    assert make_engine("z3", formula).check(terms, None).status == expected
+    def models(extra):
+        return [bits for bits in product([False, True], repeat=n)
+                if all(any((v > 0) == bits[abs(v) - 1] for v in c) for c in clauses)
+                and all(holds(t, {f"x{i + 1}": b for i, b in enumerate(bits)}) for t in terms + extra)]
+
+    expected = "sat" if models([]) else "unsat"
+    fits = bool(guess) and bool(models(guess))  # an empty guess guides nothing
+    for name in ("sat", "z3"):
+        assert make_engine(name, formula).check(terms, None).status == expected
+        guided = make_engine(name, formula)
+        guided.guide(lambda: guess)
+        answer = guided.check(terms, None)
+        assert answer.status == expected, name
+        assert bool(answer.stats.get("guided")) == fits, name
     assert solve_text(formula.query(terms), "z3") == expected
 
 

@@ -35,6 +35,13 @@ class Engine(Protocol):
 
     def hint(self, model: Model) -> None: ...
 
+    def guide(self, guess: Callable[[], Sequence[Term]]) -> None: ...
+
+
+# Conflicts a guided attempt may spend before the engine drops the guess and solves the check as
+# asked: a guess that fits the claim is settled by propagation, one that does not fails at once.
+GUIDE_CONFLICTS = 1000
+
 
 def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout: float | None):
     """Run a native solver call in a thread so that Ctrl-C and time limits can stop it.

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pysat
 from pysat.solvers import Solver
 
-from smtpuzzles.engines import CheckResult, run_interruptibly
+from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly
 from smtpuzzles.formula import Formula, Term
 
 
@@ -26,25 +26,37 @@ class SatEngine:
     def __init__(self, formula: Formula, params: dict):
         if formula.cnf is None:
             raise ValueError("this encoding is arithmetic; the sat engine needs a Boolean one (use --engine z3)")
-        self.params = {"solver": "glucose4", "phases": True, **params}
+        self.params = {"solver": "glucose4", "phases": True, "guide": True, **params}
         self.version = f"python-sat {pysat.__version__} / {self.params['solver']}"
         self.cnf = formula.cnf
         self.solver = Solver(name=self.params["solver"], bootstrap_with=self.cnf.clauses)
         self._cache: dict = {}
         self._stats_before = {}
+        self._guide: list[int] = []
 
     def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
         new_clauses: list[list[int]] = []
         lits = [self.cnf.term_literal(t, new_clauses, self._cache) for t in assumptions]
         for clause in new_clauses:
             self.solver.add_clause(clause)
-        answer, why = run_interruptibly(
-            lambda: self.solver.solve_limited(assumptions=lits, expect_interrupt=True),
-            self.solver.interrupt,
-            timeout,
-        )
+        guided = []
+
+        def solve():
+            if self._guide:
+                self.solver.conf_budget(GUIDE_CONFLICTS)
+                answer = self.solver.solve_limited(assumptions=lits + self._guide, expect_interrupt=True)
+                self.solver.conf_budget(-1)
+                if answer is True:
+                    guided.append(True)
+                    return True
+            # An interrupt during the guided attempt stays raised, so this call returns at once.
+            return self.solver.solve_limited(assumptions=lits, expect_interrupt=True)
+
+        answer, why = run_interruptibly(solve, self.solver.interrupt, timeout)
         self.solver.clear_interrupt()
         stats = self._stats()
+        if guided:
+            stats["guided"] = 1
         if why == "interrupted":
             return CheckResult("interrupted", stats=stats, reason="interrupted")
         if answer is True:
@@ -60,6 +72,13 @@ class SatEngine:
         if self.params.get("phases") and isinstance(model, SatModel):
             n = len(self.cnf.names)
             self.solver.set_phases([v if v in model._true else -v for v in range(1, n)])
+
+    def guide(self, guess: Callable[[], Sequence[Term]]) -> None:
+        if self.params.get("guide"):
+            new_clauses: list[list[int]] = []
+            self._guide = [self.cnf.term_literal(t, new_clauses, self._cache) for t in guess()]
+            for clause in new_clauses:
+                self.solver.add_clause(clause)
 
     def _stats(self) -> dict:
         now = dict(self.solver.accum_stats() or {})

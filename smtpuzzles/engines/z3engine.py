@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import z3
 
-from smtpuzzles.engines import CheckResult, run_interruptibly
+from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly
 from smtpuzzles.formula import Formula, Term, smt2
 
 
@@ -35,18 +35,20 @@ class Z3Engine:
             z3.set_param("ctrl_c", False)
         except z3.Z3Exception:
             pass
-        self.params = params
+        self.params = {"guide": True, **params}
         # Boolean and finite-domain problems go to z3's SAT core (the formula says when it suits);
         # unbounded arithmetic to the default solver.
         self.solver = z3.SolverFor(formula.z3_solver) if formula.z3_solver else z3.Solver()
-        for key, value in params.items():
-            self.solver.set(key, value)
+        for key, value in self.params.items():
+            if key != "guide":  # ours, not z3's
+                self.solver.set(key, value)
         self.solver.from_string(formula.document())
         self._consts = {
             n: (z3.Bool(n) if sort == "Bool" else z3.Int(n)) for n, sort in formula.decls.items()
         }
         self._decls = None
         self._activations: dict[Term, z3.BoolRef] = {}
+        self._guide: list = []
 
     def _expr(self, term: Term):
         kind = term[0]
@@ -73,8 +75,24 @@ class Z3Engine:
         acts = [self._activation(t) for t in assumptions]
         # z3 keeps its own timer; the thread wrapper adds Ctrl-C (z3's interrupt is thread-safe).
         self.solver.set("timeout", int(timeout * 1000) if timeout else 4294967295)
-        answer, why = run_interruptibly(lambda: self.solver.check(*acts), self.solver.interrupt, None)
+        guided = []
+
+        def solve():
+            if self._guide:
+                self.solver.set("max_conflicts", GUIDE_CONFLICTS)
+                answer = self.solver.check(*acts, *self._guide)
+                self.solver.set("max_conflicts", 4294967295)
+                if answer == z3.sat:
+                    guided.append(True)
+                    return answer
+                if answer == z3.unknown and "conflicts" not in self.solver.reason_unknown():
+                    return answer  # stopped by the time limit or Ctrl-C, not by the budget
+            return self.solver.check(*acts)
+
+        answer, why = run_interruptibly(solve, self.solver.interrupt, None)
         stats = self._stats()
+        if guided:
+            stats["guided"] = 1
         if why == "interrupted":
             return CheckResult("interrupted", stats=stats, reason="interrupted")
         if answer == z3.sat:
@@ -90,6 +108,10 @@ class Z3Engine:
 
     def hint(self, model) -> None:
         """z3 offers no cheap phase interface from Python; nothing to do."""
+
+    def guide(self, guess: Callable[[], Sequence[Term]]) -> None:
+        if self.params.get("guide"):
+            self._guide = [self._expr(t) for t in guess()]
 
     def _stats(self) -> dict:
         out = {}
