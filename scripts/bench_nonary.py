@@ -51,6 +51,7 @@ def main() -> int:
     parser.add_argument("--check-limit", type=float, default=120.0, help="seconds allowed per solver check")
     parser.add_argument("--doors", type=int, help="only random maps with this many doors (seeds 1000 + i, 2..8 rooms)")
     parser.add_argument("--engine", help="solver engine for the SMT side (default: the puzzle's)")
+    parser.add_argument("--no-guide", action="store_true", help="do not let the quick plan steer the solver")
     args = parser.parse_args()
     cases = []
     if args.doors is None:
@@ -67,7 +68,8 @@ def main() -> int:
         for label, doors in cases:
             game = nonary.from_doors(doors)
             started, cpu = time.perf_counter(), time.process_time()
-            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit, engine=args.engine)
+            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit, engine=args.engine,
+                                          params={"guide": not args.no_guide})
             smt = time.perf_counter() - started
             totals["smt"] += smt
             totals["smt_cpu"] += time.process_time() - cpu
@@ -84,13 +86,14 @@ def main() -> int:
                 print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {'>' + format(args.brute_limit, '.0f'):>9} {'<' + format(smt / args.brute_limit, '.3f'):>10}  (brute force gave up)", flush=True)
             else:
                 agree = "yes" if reference == outcome.value and outcome.status == "optimal" else "NO"
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} {smt / max(seconds, 1e-4):9.1f}x  {agree}", flush=True)
+                ratio = smt / max(seconds, 1e-4)
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} {ratio:9.{1 if ratio >= 10 else 3}f}x  {agree}", flush=True)
     ratios.sort()
     given_up = f" (brute force gave up on {totals['gave_up']}, counted at its limit)" if totals["gave_up"] else ""
     print(f"\ntotal: SMT {totals['smt']:.1f} s wall ({totals['smt_cpu']:.1f} s CPU), brute force {totals['brute']:.1f} s{given_up}; "
           f"SMT/brute {totals['smt'] / max(totals['brute'], 1e-4):.2f}x over the set")
     if ratios:
-        print(f"per map SMT/brute: median {ratios[len(ratios) // 2]:.1f}x, best {ratios[0]:.2f}x, worst {ratios[-1]:.1f}x; "
+        print(f"per map SMT/brute: median {ratios[len(ratios) // 2]:.2f}x, best {ratios[0]:.3f}x, worst {ratios[-1]:.1f}x; "
               f"SMT not optimal on {totals['not_optimal']} of {len(cases)}")
     return 0
 

@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
     solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
     solve.add_argument("--encoding", help="encoding variant (kingtour: onehot, posted)")
+    solve.add_argument("--no-guide", action="store_true",
+                       help="ignore the puzzle's quick heuristic answer; the solver searches unaided (Nonary)")
     solve.add_argument("--svg", metavar="FILE", help="also save the rendering as an SVG picture")
     solve.add_argument("--size", type=int, help="King's tour: board size N")
     solve.add_argument("--box", help="King's tour: box shape RxC")
@@ -151,7 +153,8 @@ def cmd_solve(args) -> int:
         try:
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
                                            encoding=args.encoding, time_limit=args.time_limit, mode=mode,
-                                           limit=args.count or None, on_step=progress.step, on_solution=progress.solution)
+                                           limit=args.count or None, on_step=progress.step, on_solution=progress.solution,
+                                           params={"guide": False} if args.no_guide else None)
         finally:
             if live:
                 live.stop()

@@ -46,18 +46,46 @@ def test_seed_cases(cli, name):
         assert report.ok, [f.text for f in report.findings if not f.ok]
 
 
-def assert_matches_brute_force(doors, tmp_path):
+def assert_matches_brute_force(doors, tmp_path, guide=True):
     """The SMT run proves the brute force's optimum, with a plan the referee accepts."""
     game = nonary.from_doors(doors)
-    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, params={"guide": guide})
     assert outcome.status == "optimal"
     assert outcome.value == most_escapees(doors), doors
     assert nonary.referee(game, outcome.solution) == []
 
 
 def test_agrees_with_brute_force_on_random_maps(tmp_path):
+    """Half the maps without the quick plan's guidance, so the solver's own search is tested too."""
     for seed in range(200):
-        assert_matches_brute_force(random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5), tmp_path)
+        assert_matches_brute_force(random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5), tmp_path, guide=seed % 2 == 0)
+
+
+def test_quick_plans_are_legal_and_never_beat_the_brute_force():
+    for seed in range(60):
+        doors = random_game(3000 + seed, rooms=2 + seed % 5, doors=6 + seed % 7)
+        game = nonary.from_doors(doors)
+        plan = nonary.quick_plan(game, seed=seed)
+        assert nonary.referee(game, plan) == []
+        assert nonary.value(game, plan) <= most_escapees(doors)
+
+
+@pytest.mark.parametrize("engine", ["sat", "z3"])
+def test_a_quick_plan_steers_the_solver_to_that_very_plan(engine):
+    """The guess fixes a plan's variables; the formula must admit it as it stands (equal doors in
+    order, time stamps per room cycle), so the guided check answers at once with the same moves."""
+    from smtpuzzles.engines import make_engine
+
+    for seed in range(8):
+        game = nonary.from_doors(random_game(4000 + seed, rooms=2 + seed % 6, doors=24))
+        plan = nonary.quick_plan(game)
+        encoding = nonary.encode(game)
+        solver = make_engine(engine, encoding.formula)
+        solver.guide(encoding.guess)
+        answer = solver.check([encoding.objective.at_least(nonary.value(game, plan))], None)
+        assert answer.status == "sat" and answer.stats.get("guided") == 1, seed
+        moves = encoding.decode(answer.model)["moves"]
+        assert sorted(map(json.dumps, moves)) == sorted(map(json.dumps, plan["moves"]))
 
 
 def test_cyclic_maps_agree_with_brute_force(tmp_path):
@@ -134,3 +162,15 @@ def test_bad_input_exits_2_with_one_line(cli, text, fragment):
     code, out, err = cli("solve", "nonary", "-", "--out", cli.tmp_path / "runs", stdin=text)
     assert code == 2
     assert fragment in one_error_line(err)
+
+
+def test_no_guide_leaves_the_solver_unaided(cli):
+    """The first check is always answered under the quick plan unless --no-guide; the choice is
+    recorded as an engine parameter in run.json (which is what a resumed run reads back)."""
+    for flags, guided in (([], True), (["--no-guide"], False)):
+        result = cli.solve_json("nonary", EXAMPLES / "07.json", *flags)
+        assert (result["status"], result["value"]) == ("optimal", EXPECTED["07.json"])
+        run_dir = Path(result["run_dir"])
+        assert json.loads((run_dir / "run.json").read_text())["engine"]["params"]["guide"] is guided
+        first = json.loads((run_dir / "steps.jsonl").read_text().splitlines()[0])
+        assert (first["stats"].get("guided") == 1) is guided

@@ -8,10 +8,12 @@ numbered 9 lead to the exit (-1) and no other door does; whoever passes a 9 esca
 from __future__ import annotations
 
 import json
+import random
+from itertools import combinations
 from dataclasses import dataclass
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, lit
+from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
 from smtpuzzles.objective import Encoding, IntMax
 
 NAME = "nonary"
@@ -23,8 +25,6 @@ START, EXIT = 0, -1
 
 
 def _groups() -> dict[int, list[tuple[int, ...]]]:
-    from itertools import combinations
-
     out: dict[int, list] = {r: [] for r in range(9)}
     for size in (3, 4, 5):
         for group in combinations(PLAYERS, size):
@@ -111,6 +111,9 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
       doors in minus those out (every group's sum is its door's number mod 9);
     - the escapees are a union of disjoint groups of 3..5 summing to 0 mod 9, at most one per door 9.
     The objective is the count of escapees, `escaped_ge{k}` meaning at least k escape.
+
+    The encoding's `guess` is `quick_plan`'s answer as an assignment of the plan's variables; the
+    engine tries it under each check's assumptions before searching (see encodings/nonary.md).
     """
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} (chains)", "--encoding")
@@ -230,6 +233,24 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
         moves.sort(key=lambda d: (component[doors[d][1]], stamp(d), d))
         return {"moves": [{"door": d, "players": [p for p in PLAYERS if model[f"pass{p}_{d}"]]} for d in moves]}
 
+    def plan_literals(solution: dict) -> list[Term]:
+        """The variables a plan fixes (decode's inverse, for `guess`); the solver derives the rest."""
+        group_of = {m["door"]: sorted(m["players"]) for m in solution["moves"]}
+        terms = [lit(f"used{d}", d in group_of) for d in range(n)]
+        terms += [lit(f"pass{p}_{d}", p in group_of.get(d, ())) for p in PLAYERS for d in range(n)]
+        terms += [lit(f"group{d}_{''.join(map(str, g))}") for d, g in group_of.items()]
+        stamped: dict = {}  # doors used so far per component: the next door's time stamp
+        last: dict[int, int] = {}
+        for move in solution["moves"]:
+            d = move["door"]
+            if d in at_least_time:
+                stamp = stamped[component[doors[d][1]]] = stamped.get(component[doors[d][1]], -1) + 1
+                terms += [lit(f"t{d}_ge{k}", stamp >= k) for k in range(1, len(at_least_time[d]) + 1)]
+            for p in move["players"]:
+                terms.append(lit(f"after{p}_{d}_{last[p]}" if p in last else f"first{p}_{d}"))
+                last[p] = d
+        return terms
+
     def at_least(k: int):
         if k <= 0:
             return TRUE
@@ -238,7 +259,10 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
     # while asking 9, 8, ... first settles most maps with one SAT answer (measured, see the notes).
     objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
-    return Encoding("chains", 2, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"))
+    # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
+    # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
+    return Encoding("chains", 2, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
+                    guess=lambda: plan_literals(quick_plan(game)))
 
 
 def _equal_counts(cnf: CNF, left: list[int], right: list[int]) -> None:
@@ -252,6 +276,53 @@ def _equal_counts(cnf: CNF, left: list[int], right: list[int]) -> None:
             cnf.add([-a[j]])
         elif j < len(b):
             cnf.add([-b[j]])
+
+
+def quick_plan(game: Game, restarts: int = 40, nodes: int = 250, seed: int = 0) -> dict:
+    """A good plan found fast, with no claim that it is best: depth-first searches from room 0 that
+    try doors 9 first and everything else in a random order, each stopped after `nodes` positions,
+    keeping the plan where most escape. Short restarts beat one long search here: a search that
+    starts down a poor branch stays there (measured, see encodings/nonary.md). Equal doors are used
+    lowest index first, as the encoding orders them, so the plan is one the formula admits."""
+    doors = game.doors
+    copies: dict[tuple, list[int]] = {}
+    for d, door in enumerate(doors):
+        copies.setdefault(door, []).append(d)
+    rng = random.Random(seed)
+    best: list = [0, []]
+    for _ in range(restarts):
+        order = sorted(copies, key=lambda door: (door[0] != 9, rng.random()))
+        budget = [nodes]
+
+        def search(where: tuple, left: frozenset, plan: list) -> None:
+            budget[0] -= 1
+            escaped = where.count(EXIT)
+            if escaped > best[0]:
+                best[:] = [escaped, list(plan)]
+            for door in order:
+                if best[0] == len(PLAYERS) or budget[0] <= 0:
+                    return
+                d = next((c for c in copies[door] if c in left), None)  # equal doors: lowest first
+                if d is None:
+                    continue
+                number, origin, target = door
+                here = [p for p, room in zip(PLAYERS, where) if room == origin]
+                if len(here) < 3:
+                    continue
+                groups = [g for size in (3, 4, 5) for g in combinations(here, size) if sum(g) % 9 == number % 9]
+                rng.shuffle(groups)
+                for group in groups:
+                    moved = tuple(target if p in group else room for p, room in zip(PLAYERS, where))
+                    plan.append({"door": d, "players": list(group)})
+                    search(moved, left - {d}, plan)
+                    plan.pop()
+                    if best[0] == len(PLAYERS) or budget[0] <= 0:
+                        return
+
+        search((START,) * len(PLAYERS), frozenset(range(len(doors))), [])
+        if best[0] == len(PLAYERS) or budget[0] > 0:  # everyone out, or the search ran to its end
+            break
+    return {"moves": best[1]}
 
 
 def escape_sets(nine_doors: int) -> set[frozenset]:
