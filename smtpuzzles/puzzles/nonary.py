@@ -98,8 +98,8 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     so sizes and sums need no arithmetic. Each door a player passes has exactly one reason: it is the
     player's first door and leaves room 0 (`first{p}_{d}`), or it follows a door the player passed
     just before that leads into its room (`after{p}_{d}_{e}`); no door is followed twice by one
-    player and only one door is a first. Where rooms form cycles, a time stamp per door (order
-    encoded: `t{d}_ge{k}`) must grow along every `after` (shared by all players: `before{e}_{d}`),
+    player and only one door is a first. Where rooms form cycles, a time stamp per door other than
+    the exits (order encoded: `t{d}_ge{k}`) must grow along every `after` (shared: `before{e}_{d}`),
     so the chains are walks and sorting the used doors by time stamp is a plan. Equal doors (same
     number and rooms) are used in order, which removes swapped copies of every plan.
 
@@ -136,14 +136,16 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
         cnf.clauses.extend([-c, used[d]] for c in choice)
 
     # Time stamps, only where a player could walk in circles: doors leaving a room on a cycle of rooms.
+    # Doors to the exit need none: nothing follows them, so every exit move can wait until all other
+    # moves out of its group of rooms are made, when its players are still standing at it.
     component, cyclic = room_components(doors)
     span: dict[int, int] = {}
-    for _, origin, _ in doors:
-        if component[origin] in cyclic:
+    for _, origin, target in doors:
+        if component[origin] in cyclic and target != EXIT:
             span[component[origin]] = span.get(component[origin], 0) + 1
     at_least_time = {}
-    for d, (_, origin, _) in enumerate(doors):
-        if component[origin] in cyclic:
+    for d, (_, origin, target) in enumerate(doors):
+        if component[origin] in cyclic and target != EXIT:
             at_least_time[d] = [cnf.var(f"t{d}_ge{k}") for k in range(1, span[component[origin]])]
             for k in range(1, len(at_least_time[d])):
                 cnf.add([-at_least_time[d][k], at_least_time[d][k - 1]])
@@ -230,7 +232,7 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
             return sum(1 for v in at_least_time.get(d, []) if model[cnf.names[v]])
 
         moves = [d for d in range(n) if any(model[f"pass{p}_{d}"] for p in PLAYERS)]
-        moves.sort(key=lambda d: (component[doors[d][1]], stamp(d), d))
+        moves.sort(key=lambda d: (component[doors[d][1]], doors[d][2] == EXIT, stamp(d), d))
         return {"moves": [{"door": d, "players": [p for p in PLAYERS if model[f"pass{p}_{d}"]]} for d in moves]}
 
     def plan_literals(solution: dict) -> list[Term]:
@@ -261,7 +263,7 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
-    return Encoding("chains", 2, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
+    return Encoding("chains", 3, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
                     guess=lambda: plan_literals(quick_plan(game)))
 
 
