@@ -51,6 +51,7 @@ class Recorder:
         self.on_step = on_step or (lambda step: None)
         self.on_solution = on_solution or (lambda solution, value: None)
         self.checks = 0
+        self.guided = False  # whether the last SAT answer came from the encoding's guess
 
     @property
     def engine(self):
@@ -66,6 +67,7 @@ class Recorder:
         texts = [smt2(t) for t in terms]
         step = self._replayed(claim, texts)
         if step is not None:
+            self.guided = bool(step.get("stats", {}).get("guided"))  # decisions replay as they were made
             return step["result"], step.get("solution"), step.get("value")
         started = time.perf_counter()
         answer = self.engine.check(terms, self.time_limit)
@@ -86,6 +88,7 @@ class Recorder:
             step["core"] = answer.core
         elif answer.reason:
             step["reason"] = answer.reason
+        self.guided = bool(answer.stats.get("guided"))
         step = self.record(step)
         self.on_step(step)
         return answer.status, solution, value
@@ -176,8 +179,10 @@ def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Out
     """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
     With `descend`, first ask the ceiling and each bound below it down to best + 1, stopping at the
     first SAT answer: when the bound just above it was refuted, that step is the certificate;
-    otherwise (SAT at the ceiling itself) the climb goes on from there."""
-    if objective.descend and objective.upper is not None:
+    otherwise (SAT at the ceiling itself) the climb goes on from there. A first model that came from
+    the encoding's guess is usually optimal already, so then the climb starts at once: every bound
+    refuted above best + 1 would be a proof that the one at best + 1 makes redundant."""
+    if objective.descend and objective.upper is not None and not rec.guided:
         refuted = None  # the lowest bound refuted so far
         for k in range(objective.upper, best, -1):
             result, found, value = rec.check({"op": "at_least", "k": k})

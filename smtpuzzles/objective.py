@@ -46,7 +46,8 @@ class IntMax:
     at_least: Callable[[int], Term]
     upper: int | None = None
     # Ask upper, upper - 1, ... before climbing: for a small known ceiling where low bounds are slow
-    # to satisfy. Either way the certificate is the UNSAT step at best + 1.
+    # to satisfy (skipped when the encoding's guess gave the first model). Either way the
+    # certificate is the UNSAT step at best + 1.
     descend: bool = False
     kind: str = "max"
 

@@ -115,11 +115,10 @@ def test_counter_and_residue_define_their_outputs_exactly(weights, modulus):
                 assert not solver.solve(assumptions=fixed + [wrong]), (bits, r)
 
 
-@pytest.mark.parametrize("forced,optimum", [(3, 3), (1, 1), (0, 0)])
-def test_descending_maximisation_always_records_the_unsat_step_it_cites(forced, optimum):
-    """Three Booleans, `forced` of them fixed true and at most `optimum` true: the count's maximum is
-    known by construction. Descending from the ceiling 3 must end `optimal` with a certificate that
-    is a recorded UNSAT step at optimum + 1, also when the very first model already hits the ceiling."""
+def maximise_toy_count(forced: int, optimum: int, guess_true: int | None = None):
+    """Three Booleans, `forced` of them fixed true and at most `optimum` true, so the count's maximum
+    is known by construction; maximised with a descending IntMax, optionally guided by a guess that
+    sets the first `guess_true` of them. Returns the outcome and the recorded steps."""
     from smtpuzzles.driver import Recorder, run_objective
     from smtpuzzles.engines import make_engine
     from smtpuzzles.formula import FALSE, TRUE
@@ -133,7 +132,9 @@ def test_descending_maximisation_always_records_the_unsat_step_it_cites(forced, 
     if optimum < 3:
         cnf.add([-at_least[optimum + 1]])
     objective = IntMax(lambda k: TRUE if k <= 0 else FALSE if k > 3 else lit(cnf.names[at_least[k]]), upper=3, descend=True)
-    encoding = Encoding("toy", 1, Formula.from_cnf(cnf), objective, lambda m: {"on": [m[n] for n in "abc"]}, engines=("sat",))
+    guess = None if guess_true is None else (lambda: [lit(name, i < guess_true) for i, name in enumerate("abc")])
+    encoding = Encoding("toy", 1, Formula.from_cnf(cnf), objective, lambda m: {"on": [m[n] for n in "abc"]},
+                        engines=("sat",), guess=guess)
     steps = []
 
     def record(step):
@@ -141,11 +142,33 @@ def test_descending_maximisation_always_records_the_unsat_step_it_cites(forced, 
         return steps[-1]
 
     rec = Recorder(encoding, lambda: make_engine("sat", encoding.formula), lambda s: sum(s["on"]), lambda s: [], record)
-    outcome = run_objective(rec)
+    return run_objective(rec), steps
+
+
+@pytest.mark.parametrize("forced,optimum", [(3, 3), (1, 1), (0, 0)])
+def test_descending_maximisation_always_records_the_unsat_step_it_cites(forced, optimum):
+    """Descending from the ceiling 3 must end `optimal` with a certificate that is a recorded UNSAT
+    step at optimum + 1, also when the very first model already hits the ceiling."""
+    outcome, steps = maximise_toy_count(forced, optimum)
     assert (outcome.status, outcome.value) == ("optimal", optimum)
     cited = outcome.certificate["claim"]
     assert cited == {"op": "at_least", "k": optimum + 1}
     assert any(s["claim"] == cited and s["result"] == "unsat" for s in steps)
+
+
+@pytest.mark.parametrize("guess_true", [0, 1, 2])
+def test_a_guided_first_model_climbs_instead_of_descending(guess_true):
+    """With the optimum 2 and a guess worth `guess_true`, the first model is the guess's; from there
+    the driver climbs (bounds asked only upwards, never the ceiling 3 before 2 is settled) and ends
+    on the recorded UNSAT step at 3. A guess already optimal costs exactly one more check."""
+    outcome, steps = maximise_toy_count(0, 2, guess_true)
+    assert (outcome.status, outcome.value) == ("optimal", 2)
+    assert steps[0]["stats"].get("guided") == 1 and steps[0]["value"] == guess_true
+    asked = [s["claim"]["k"] for s in steps[1:]]
+    assert asked == sorted(asked) and asked[-1] == 3 and steps[-1]["result"] == "unsat"
+    assert outcome.certificate["claim"] == {"op": "at_least", "k": 3}
+    if guess_true == 2:
+        assert asked == [3]
 
 
 def test_term_printing():

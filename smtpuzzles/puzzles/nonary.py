@@ -260,6 +260,7 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
 
     # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
     # while asking 9, 8, ... first settles most maps with one SAT answer (measured, see the notes).
+    # The driver climbs instead when the guess gave the first model, as it usually does.
     objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
