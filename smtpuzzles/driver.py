@@ -51,7 +51,7 @@ class Recorder:
         self.on_step = on_step or (lambda step: None)
         self.on_solution = on_solution or (lambda solution, value: None)
         self.checks = 0
-        self.guided = False  # whether the last SAT answer came from the encoding's guess
+        self.guided = False  # whether the last check was answered under the encoding's guess
 
     @property
     def engine(self):

@@ -246,7 +246,8 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
         for move in solution["moves"]:
             d = move["door"]
             if d in at_least_time:
-                stamp = stamped[component[doors[d][1]]] = stamped.get(component[doors[d][1]], -1) + 1
+                rooms = component[doors[d][1]]
+                stamp = stamped[rooms] = stamped.get(rooms, -1) + 1
                 terms += [lit(f"t{d}_ge{k}", stamp >= k) for k in range(1, len(at_least_time[d]) + 1)]
             for p in move["players"]:
                 terms.append(lit(f"after{p}_{d}_{last[p]}" if p in last else f"first{p}_{d}"))
@@ -309,10 +310,10 @@ def quick_plan(game: Game, restarts: int = 40, nodes: int = 250, seed: int = 0) 
                 if d is None:
                     continue
                 number, origin, target = door
-                here = [p for p, room in zip(PLAYERS, where) if room == origin]
+                here = {p for p, room in zip(PLAYERS, where) if room == origin}
                 if len(here) < 3:
                     continue
-                groups = [g for size in (3, 4, 5) for g in combinations(here, size) if sum(g) % 9 == number % 9]
+                groups = [g for g in GROUPS[number % 9] if here.issuperset(g)]
                 rng.shuffle(groups)
                 for group in groups:
                     moved = tuple(target if p in group else room for p, room in zip(PLAYERS, where))
