@@ -1,0 +1,151 @@
+"""Reading what a user hands the tool: input files, stdin, URLs and time limits.
+
+Everything here fails with one `InputError` naming the place, never a traceback, and reads at most
+MAX_INPUT_BYTES so that `/dev/zero`, a huge file or an endless pipe costs bounded memory and time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+from smtpuzzles.errors import InputError
+
+# The largest accepted instance of any puzzle is far smaller (a 300x300 grid is 90 kB); 4 MiB leaves
+# room for comments and padding while still refusing /dev/zero after reading 4 MiB + 1 byte.
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+
+URL_PATTERN = re.compile(r"^\s*https?://", re.IGNORECASE)
+
+
+def is_url(text: str | None) -> bool:
+    """True for text that is an http(s) address (puzz.link, pzv.jp) rather than a file name."""
+    return bool(text) and bool(URL_PATTERN.match(text))
+
+
+def positive_seconds(value, where: str = "--time-limit") -> float:
+    """A time limit in seconds: a finite number greater than zero (text or a number, not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"a time limit is a number of seconds, not {value!r}", where)
+    try:
+        seconds = float(value)
+    except (ValueError, OverflowError):
+        raise InputError(f"{value!r} is not a number of seconds", where) from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise InputError(f"{value!r} is not a finite positive number of seconds", where)
+    return seconds
+
+
+def time_limit_argument(text: str) -> float:
+    """`positive_seconds` for argparse's `type=`: its error becomes the parser's one-line message."""
+    import argparse
+
+    try:
+        return positive_seconds(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def read_capped(stream: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """At most `limit` bytes from a binary stream; more is refused without reading it."""
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = stream.read(min(1 << 16, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:
+        raise InputError(f"input is larger than {limit // (1024 * 1024)} MiB; refused", where)
+    return b"".join(chunks)
+
+
+def decode_text(data: bytes, where: str) -> str:
+    """UTF-8 text (an optional byte-order mark dropped); NUL bytes mean this is not a text file."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"not UTF-8 text (byte {exc.start + 1}, line {line})", where) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError(f"a NUL character on line {line}: this is not a text file", where)
+    return text.removeprefix("\ufeff")
+
+
+def read_text_file(path: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """A text file (or `-` for stdin) read with the byte cap; folders and unreadable paths refused."""
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a test's StringIO: already text
+            return read_text_string(sys.stdin.read(limit + 1), "stdin", limit)
+        return decode_text(read_capped(stream, "stdin", limit), "stdin")
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except (PermissionError, NotADirectoryError, OSError) as exc:
+        raise InputError(f"cannot read ({_reason(exc)})", path) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError("is a folder, not an input file", path)
+    try:
+        with open(path, "rb") as stream:
+            data = read_capped(stream, path, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read ({_reason(exc)})", path) from None
+    return decode_text(data, path)
+
+
+def read_text_string(text: str, where: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The same cap for text that arrived already decoded."""
+    if len(text) > limit:
+        raise InputError(f"input is larger than {limit // (1024 * 1024)} MiB; refused", where)
+    return text
+
+
+def read_input(path: str | None) -> tuple[str | None, str]:
+    """(text, place name) for a solve/convert INPUT: None (no input), `-`, a URL, or a file."""
+    if path is None:
+        return None, "input"
+    if is_url(path):
+        return read_text_string(path.strip(), "URL"), "URL"
+    if path == "-":
+        return read_text_file("-"), "stdin"
+    return read_text_file(path), path
+
+
+def check_writable_folder(path: str, where: str) -> Path:
+    """A folder that exists or can be made: refuses a path that names a file (or is below one)."""
+    folder = Path(path)
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                if part == folder:
+                    raise InputError("names a file, not a folder", where + " " + path)
+                raise InputError(f"{part} is a file, so no folder can be made below it", where + " " + path)
+            if not os.access(part, os.W_OK | os.X_OK):
+                raise InputError(f"{part} is not writable", where + " " + path)
+            break
+    return folder
+
+
+def check_new_file(path: str, where: str) -> Path:
+    """A file that can be written: its folder exists and it is not itself a folder."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("names a folder, not a file", f"{where} {path}")
+    parent = target.parent
+    if not parent.is_dir():
+        raise InputError(f"the folder {parent} does not exist", f"{where} {path}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"the folder {parent} is not writable", f"{where} {path}")
+    return target
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
