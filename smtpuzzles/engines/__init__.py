@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
+from smtpuzzles.errors import InputError
 from smtpuzzles.formula import Formula, Term
 
 
@@ -84,8 +85,41 @@ def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout
     return box.get("value"), why
 
 
+# Every engine parameter a run may carry, with its type and the values it may take. Parameters reach
+# a solver only through this table: a run folder is data written by anyone, and a solver option such
+# as z3's `smtlib2_log` writes files, so nothing outside the table is ever passed on.
+ENGINES = ("z3", "sat")
+# python-sat back ends that support what the sat engine uses: assumptions, conflict budgets, phases
+# and interrupts (CaDiCaL and Kissat cannot be interrupted from Python, so time limits would not hold).
+SAT_SOLVERS = ("glucose4", "glucose42", "glucose3", "minisat22", "maplesat", "maplecm", "maplechrono")
+PARAMS: dict[str, dict[str, tuple[type, object]]] = {
+    "z3": {"guide": (bool, None), "random_seed": (int, (0, 2**32 - 1))},
+    "sat": {"guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS)},
+}
+
+
+def check_params(engine: str, params, where: str = "params") -> dict:
+    """`params` checked against the engine's table: known names, right types, allowed values."""
+    if engine not in PARAMS:
+        raise InputError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})", where)
+    if not isinstance(params, dict):
+        raise InputError(f"engine parameters must be a table, not {type(params).__name__}", where)
+    known = PARAMS[engine]
+    for key, value in params.items():
+        if key not in known:
+            raise InputError(f"unknown {engine} engine parameter {key!r} (known: {', '.join(sorted(known))})", where)
+        kind, allowed = known[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise InputError(f"engine parameter {key} must be {kind.__name__}, not {value!r}"[:200], where)
+        if isinstance(allowed, tuple) and kind is int and not allowed[0] <= value <= allowed[1]:
+            raise InputError(f"engine parameter {key} must be in {allowed[0]}..{allowed[1]}, not {value}", where)
+        if isinstance(allowed, tuple) and kind is str and value not in allowed:
+            raise InputError(f"engine parameter {key} must be one of {', '.join(allowed)}, not {value!r}"[:200], where)
+    return dict(params)
+
+
 def make_engine(name: str, formula: Formula, params: dict | None = None) -> Engine:
-    params = dict(params or {})
+    params = check_params(name, dict(params or {}))
     if name == "z3":
         from smtpuzzles.engines.z3engine import Z3Engine
 
