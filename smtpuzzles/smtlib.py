@@ -1,20 +1,68 @@
-"""Portable SMT-LIB2: re-solving saved queries with z3 or cvc5, each in a fresh process.
+"""Portable SMT-LIB2: solving one query with z3 or cvc5, each in a fresh process.
 
 `python -m smtpuzzles.smtlib --solver cvc5 < query.smt2` prints sat, unsat or unknown. The audit runs
-saved queries this way so that neither solver shares memory, state or code with the run that wrote
-them (the cvc5 wheel ships no binary, so its Python API is driven here).
+the queries it rebuilds this way so that neither solver shares memory, state or code with the run it
+checks (the cvc5 wheel ships no binary, so its Python API is driven here).
+
+Only a script of plain problem commands is solved (`STRICT_COMMANDS`): an option such as
+`:regular-output-channel` or a command such as `echo` makes a solver write files, so a script holding
+anything else is refused before any solver sees it, naming the line.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 SOLVERS = ("z3", "cvc5")
+STRICT_COMMANDS = frozenset(("set-logic", "set-info", "declare-fun", "declare-const", "define-fun", "assert",
+                             "check-sat", "exit"))
+# One token of SMT-LIB2: white space, a comment, a string, a quoted symbol, a bracket, or a plain
+# symbol/numeral/keyword. Every character of a script must belong to one of them.
+_TOKEN = re.compile(r'\s+|;[^\n]*|"(?:[^"]|"")*"|\|[^|\\]*\||\(|\)|[^\s()";|]+')
+
+
+class ScriptRefused(ValueError):
+    """A script holds a command outside `STRICT_COMMANDS`, or is not well formed."""
+
+
+def check_script(text: str) -> None:
+    """Refuse anything but plain problem commands, naming the line of the first offender."""
+    depth, at_head, pos = 0, False, 0
+
+    def refuse(why: str, where: int) -> ScriptRefused:
+        return ScriptRefused(f"line {text.count(chr(10), 0, where) + 1}: {why}")
+
+    for match in _TOKEN.finditer(text):
+        if match.start() != pos:
+            raise refuse("unterminated string or quoted symbol", pos)
+        pos = match.end()
+        token = match.group()
+        first = token[0]
+        if first.isspace() or first == ";":
+            continue
+        if at_head:
+            if token not in STRICT_COMMANDS:
+                raise refuse(f"command {token[:40]!r} is not allowed (only {', '.join(sorted(STRICT_COMMANDS))})", match.start())
+            at_head = False
+        if token == "(":
+            at_head = depth == 0
+            depth += 1
+        elif token == ")":
+            depth -= 1
+            if depth < 0:
+                raise refuse("unbalanced ')'", match.start())
+        elif depth == 0:
+            raise refuse(f"{token[:40]!r} outside a command", match.start())
+    if pos != len(text):
+        raise refuse("unterminated string or quoted symbol", pos)
+    if depth or at_head:
+        raise refuse("the script ends inside a command", len(text))
 
 
 def solve_with_z3(text: str) -> str:
@@ -46,6 +94,7 @@ def solve_with_cvc5(text: str) -> str:
 
 
 def solve_text(text: str, solver: str) -> str:
+    check_script(text)
     if solver == "z3":
         return solve_with_z3(text)
     if solver == "cvc5":
@@ -88,7 +137,11 @@ def main(argv=None) -> int:
     parser.add_argument("file", nargs="?", help="query file (.smt2 or .smt2.gz); stdin when absent")
     args = parser.parse_args(argv)
     text = read_query(Path(args.file)) if args.file else sys.stdin.read()
-    print(solve_text(text, args.solver))
+    try:
+        print(solve_text(text, args.solver))
+    except ScriptRefused as exc:
+        print(f"smtpuzzles.smtlib: refused: {args.file or 'stdin'}: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
