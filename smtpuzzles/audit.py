@@ -1,33 +1,51 @@
-"""Re-check a run folder without trusting the run that wrote it.
+"""Re-check a run folder without trusting anything in it.
 
-1. integrity: files present and well formed, the steps' hash chain, run.json sealing its last step;
-2. models: every recorded solution passes the puzzle's referee and has the value its step claims;
-3. claims: the run's status follows from its recorded UNSAT steps;
-4. drift: the base formula and every step's assumptions are what today's encoder emits;
-5. --resolve: the closing certificate (or with `all`, every UNSAT step) re-solved from SMT-LIB2 by z3
-   and by cvc5, each in a fresh process.
-Nothing here knows a particular puzzle: it asks the puzzle registry for referee, value and encoder.
+What the audit trusts: the puzzle's referee (pure Python), today's encoder, and the solvers it runs
+itself. What it does not: every byte of the folder. So it never asks the folder which step or which
+file carries a claim. From the puzzle, the recorded instance (parsed and checked by the puzzle) and
+the claimed status and value, it derives what must have been refuted:
+
+  optimal, lexicographic   "some solution beats the claimed number"            (lex_greater best)
+  optimal, count           "some solution reaches at least value + 1"          (at_least value+1)
+  unique / complete count  "there is a solution other than those found"        (block found)
+  infeasible               "there is a solution"                               (first)
+
+asks today's encoder for that query, and requires a recorded UNSAT step with exactly that claim and
+assumptions, and a certificate file equal to that query. `--resolve` re-solves the query built here
+(never text read from the folder) with z3 and cvc5, each in a fresh process.
+
+Sections: integrity (the one run-folder reader: schema, hash chain, seal, caps), models (every
+recorded model passes the referee and has its value), claims (the derived refutation is recorded),
+drift (the folder's formula and steps are what today's encoder emits), resolve.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from smtpuzzles import puzzles
-from smtpuzzles.errors import InputError, LedgerError
-from smtpuzzles.formula import query_from_base, smt2
-from smtpuzzles.ledger import header_genesis, read_base, read_json, read_steps, seal_problem, sha256_text
-from smtpuzzles.run import instance_sha
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.formula import smt2
+from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.smtlib import read_query, solve_in_subprocess
+from smtpuzzles.run import recorded_instance
+from smtpuzzles.runfolder import BASE, CERTIFICATE, RUN, open_run
+from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
+
+INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
+# Exit statuses of `smtpuzzles audit` beyond 0 (clean), 1 (a claim fails) and 2 (unreadable folder).
+EXIT_UNDECIDED = 3  # a re-solve ran out of time or the solver answered unknown
+EXIT_MISSING_SOLVER = 4  # a solver the audit was asked to use is not installed
 
 
 @dataclass
 class Finding:
     section: str
-    ok: bool
+    ok: bool | None  # None: undecided (a re-solve that could not answer)
     text: str
 
 
@@ -39,222 +57,369 @@ class Report:
     value: object = None
     findings: list[Finding] = field(default_factory=list)
     resolved: list[dict] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)  # what backs the claim, in words
+    missing: list[str] = field(default_factory=list)  # solvers asked for but not installed
+    # The claim rests on a recorded UNSAT answer that no solver here has re-checked (no --resolve).
+    unchecked_unsat: bool = False
 
     @property
     def ok(self) -> bool:
-        return all(f.ok for f in self.findings)
+        """No check failed (a claim that is undecided or unchecked is not a failure)."""
+        return all(f.ok is not False for f in self.findings)
 
-    def add(self, section: str, ok: bool, text: str) -> None:
+    @property
+    def exit_code(self) -> int:
+        if not self.ok:
+            return 1
+        if self.missing:
+            return EXIT_MISSING_SOLVER
+        if any(f.ok is None for f in self.findings):
+            return EXIT_UNDECIDED
+        return 0
+
+    @property
+    def verdict(self) -> str:
+        return {0: "clean", 1: "FAILED", EXIT_UNDECIDED: "undecided", EXIT_MISSING_SOLVER: "incomplete"}[self.exit_code]
+
+    def add(self, section: str, ok: bool | None, text: str) -> None:
         self.findings.append(Finding(section, ok, text))
 
     def as_json(self) -> dict:
-        return {"run_dir": self.run_dir, "puzzle": self.puzzle, "status": self.status, "value": self.value, "ok": self.ok,
-                "findings": [f.__dict__ for f in self.findings], "resolved": self.resolved}
+        return {"run_dir": self.run_dir, "puzzle": self.puzzle, "status": self.status, "value": self.value,
+                "ok": self.ok, "verdict": self.verdict, "exit": self.exit_code, "evidence": self.evidence,
+                "missing_solvers": self.missing, "unsat_rechecked": not self.unchecked_unsat, "findings": [f.__dict__ for f in self.findings],
+                "resolved": self.resolved}
 
 
-def audit(run_dir: Path, resolve: str | None = None, solvers=("z3", "cvc5"), jobs: int = 2,
-          scheduler: str | None = None, timeout: float | None = None) -> Report:
-    """Audit one run folder. Unreadable or tampered input raises LedgerError (exit 2)."""
-    run_dir = Path(run_dir)
-    if not (run_dir / "run.json").exists():
-        raise LedgerError("not a run folder (no run.json)", str(run_dir))
-    run = read_json(run_dir / "run.json")
-    report = Report(str(run_dir), run.get("puzzle", "?"), run.get("status", "?"), run.get("value"))
-    for key in ("puzzle", "instance", "instance_sha256", "encoding", "base", "status"):
-        if key not in run:
-            raise LedgerError(f"run.json has no {key!r}", str(run_dir / "run.json"))
+class Rules:
+    """The puzzle's referee and value over solutions read from a folder: JSON of any shape, so a
+    referee that trips over it is reported as a malformed ledger, never a traceback."""
 
-    # 1. integrity ----------------------------------------------------------------------------------
-    read = read_steps(run_dir, header_genesis(run))
-    if read.problems:
-        raise LedgerError(read.problems[0], str(run_dir))
-    steps = read.steps
-    finished = run["status"] not in ("running",)
-    if finished:
-        problem = seal_problem(run, read)
-        if problem:
-            raise LedgerError(problem, str(run_dir))
-        report.add("integrity", True, f"hash chain of {len(steps)} steps intact and sealed by run.json")
-    else:
-        report.add("integrity", True, f"hash chain of {len(steps)} steps intact; the run never finished (killed), so makes no claim")
-    base = read_base(run_dir, run)
-    if sha256_text(base) != run["base"]["sha256"]:
-        raise LedgerError("base formula does not match its recorded sha-256", str(run_dir / run["base"]["file"]))
-    module = puzzles.get(run["puzzle"])
-    try:
-        instance = module.from_canonical(run["instance"])
-    except InputError as exc:
-        raise LedgerError(f"recorded instance is invalid: {exc}", str(run_dir / "run.json")) from None
-    if instance_sha(module.canonical(instance)) != run["instance_sha256"]:
-        raise LedgerError("instance does not match its recorded sha-256", str(run_dir / "run.json"))
+    def __init__(self, module, instance):
+        self.module = module
+        self.instance = instance
 
-    # 2. models -------------------------------------------------------------------------------------
-    bad_models = 0
-    for step in steps:
-        if step.get("result") != "sat":
-            continue
-        problems = module.referee(instance, step.get("solution") or {})
-        if problems:
-            bad_models += 1
-            report.add("models", False, f"step {step['index']}: the model breaks the rules: {problems[0]}")
-            continue
-        worth = module.value(instance, step["solution"])
-        if worth != step.get("value"):
-            bad_models += 1
-            report.add("models", False, f"step {step['index']}: the model is worth {module.value_json(worth)}, the step says {step.get('value')}")
-        elif not _meets(step["claim"], step["solution"], worth, module, instance):
-            bad_models += 1
-            report.add("models", False, f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])})")
-    n_sat = sum(1 for s in steps if s.get("result") == "sat")
-    if not bad_models:
-        report.add("models", True, f"{n_sat} recorded models pass the {run['puzzle']} referee and meet their claims")
-    best_solution = None
-    if (run_dir / "solution.json").exists():
-        saved = read_json(run_dir / "solution.json")
-        best_solution = saved.get("solution")
-        problems = module.referee(instance, best_solution or {})
-        if problems:
-            report.add("models", False, f"solution.json breaks the rules: {problems[0]}")
-        elif finished and run.get("value") is not None and module.value_json(module.value(instance, best_solution)) != run["value"]:
-            report.add("models", False, f"solution.json is worth {module.value_json(module.value(instance, best_solution))}, run.json claims {run['value']}")
-        else:
-            report.add("models", True, "solution.json passes the referee and has the claimed value")
+    def judge(self, solution, where: str) -> tuple[list[str], object]:
+        """(problems, value): the value only when the solution passes the referee."""
+        if not isinstance(solution, dict):
+            raise LedgerError("a solution must be a JSON object", where)
+        try:
+            problems = list(self.module.referee(self.instance, solution))
+            return (problems, None) if problems else ([], self.module.value(self.instance, solution))
+        except Exception as exc:  # noqa: BLE001 - any crash on folder data is a malformed ledger
+            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
 
-    certify = getattr(module, "certify", None)
-    if certify is not None and best_solution is not None and run["status"] == "optimal":
-        ok, text = certify(instance, best_solution)
-        report.add("certificate", ok, f"solver-free certificate: {text}")
+    def shown(self, value):
+        return self.module.value_json(value)
 
-    # 3. claims -------------------------------------------------------------------------------------
-    _check_claims(report, run, steps, module, instance, best_solution)
+    def same(self, a: dict, b: dict) -> bool:
+        same = getattr(self.module, "same_solution", None)
+        return same(self.instance, a, b) if same else canonical_json(a) == canonical_json(b)
 
-    # 4. drift --------------------------------------------------------------------------------------
+
+def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int = 2, scheduler: str | None = None,
+          timeout: float | None = None, progress: Callable[[dict], None] | None = None) -> Report:
+    """Audit one run folder. An unreadable, malformed or tampered folder raises LedgerError (exit 2)."""
+    folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
+    run, steps = folder.run, folder.steps
+    where = str(folder.path / RUN)
+    report = Report(str(run_dir), run["puzzle"], run["status"], run.get("value"))
+    module, instance = recorded_instance(run, where)
+    mode = run.get("mode", module.MODES[0])
+    if mode not in module.MODES:
+        raise LedgerError(f"{module.NAME} runs have no mode {str(mode)[:40]!r}", where)
     enc = module.encode(instance, run["encoding"]["name"])
-    drift = []
-    if enc.version != run["encoding"].get("version"):
-        drift.append(f"encoding {enc.name} is version {enc.version} today, the run used {run['encoding'].get('version')}")
-    if enc.formula.sha256 != run["base"]["sha256"]:
-        drift.append("today's encoder writes a different base formula")
-    for step in steps:
-        texts = [smt2(t) for t in claim_terms(enc.objective, step["claim"])]
-        if texts != step.get("assumptions"):
-            drift.append(f"step {step['index']}: its assumptions differ from what today's encoder emits for {describe(step['claim'])!r}")
-            break
-    if drift:
-        for text in drift:
-            report.add("drift", False, f"encoding drift: {text}")
-    else:
-        report.add("drift", True, f"base formula and all step queries are what encoding {enc.name} v{enc.version} emits today")
+    rules = Rules(module, instance)
+    sealed = "sealed by run.json" if folder.finished else "the run never finished (killed), so it claims nothing"
+    report.add("integrity", True, f"hash chain of {len(steps)} steps intact, {sealed}")
 
-    if "certificate" in run:
-        cert = run["certificate"]
-        cert_path = run_dir / cert["file"]
-        if not cert_path.exists():
-            raise LedgerError("closing certificate is missing", str(cert_path))
-        query = read_query(cert_path)
-        step = steps[cert["step"]] if 0 <= cert["step"] < len(steps) else None
-        if sha256_text(query) != cert.get("sha256") or step is None or query != query_from_base(base, step["assumptions"]):
-            raise LedgerError("closing certificate does not match the base formula and its recorded step", str(cert_path))
+    # The base file is checked against its recorded hash without ever being parsed; reading stops
+    # well past the size today's formula has, so a compressed bomb costs nothing.
+    document = enc.formula.document()
+    digest = folder.gz_digest(BASE, 2 * len(document.encode()) + (1 << 20), "base formula")
+    if digest is None:
+        raise LedgerError("base formula is missing", str(folder.path / BASE))
+    if digest[0] != "larger" and digest[0] != run["base"]["sha256"]:
+        raise LedgerError("base formula does not match its recorded sha-256", str(folder.path / BASE))
 
-    # 5. resolve ------------------------------------------------------------------------------------
+    models = _check_models(report, folder, rules)
+    claim = _check_claims(report, folder, rules, enc, mode, models)
+    _check_drift(report, folder, enc, digest, document)
+    certify = getattr(module, "certify", None)
+    if certify is not None and folder.solution is not None and run["status"] == "optimal":
+        try:
+            ok, text = certify(instance, folder.solution)
+        except Exception as exc:  # noqa: BLE001 - a certificate of the wrong shape is a malformed ledger
+            raise LedgerError(f"the solver-free certificate has the wrong shape ({exc.__class__.__name__})",
+                              str(folder.path / "solution.json")) from None
+        report.add("certificate", ok, f"solver-free certificate: {text}")
+        if ok:
+            report.evidence.append(f"a solver-free certificate: {text}")
     if resolve:
-        jobs_to_run = []
-        if resolve == "all":
-            for step in steps:
-                if step.get("result") == "unsat":
-                    jobs_to_run.append((f"step {step['index']}", query_from_base(base, step["assumptions"])))
-        elif "certificate" in run:
-            jobs_to_run.append(("certificate", read_query(run_dir / run["certificate"]["file"])))
-        else:
-            report.add("resolve", True, "no closing certificate: the run claims no optimum, infeasibility or uniqueness")
-        work = [(label, text, solver) for label, text in jobs_to_run for solver in solvers]
-        results = _resolve_all(work, jobs, scheduler, timeout)
-        for (label, _, solver), (answer, seconds) in zip(work, results):
-            report.resolved.append({"query": label, "solver": solver, "answer": answer, "seconds": round(seconds, 2)})
-        failed = [r for r in report.resolved if r["answer"] != "unsat"]
-        for r in failed:
-            report.add("resolve", False, f"{r['query']}: {r['solver']} answered {r['answer']}, the ledger says unsat")
-        if work and not failed:
-            report.add("resolve", True, f"{len(jobs_to_run)} UNSAT quer{'y' if len(jobs_to_run) == 1 else 'ies'} re-solved unsat by {' and '.join(solvers)} in fresh processes")
+        _resolve(report, folder, enc, claim, resolve, solvers, jobs, scheduler, timeout, progress)
     return report
 
 
-def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None):
+# --------------------------------------------------------------------------------------------- models
+def _check_models(report: Report, folder, rules: Rules) -> list[tuple[int, dict, object]]:
+    """Referee every recorded model; returns the good ones as (step index, solution, value)."""
+    bad, good = 0, []
+    where = str(folder.path / "steps.jsonl")
+    for step in folder.steps:
+        if step["result"] != "sat":
+            continue
+        problems, worth = rules.judge(step["solution"], f"{where} line {step['index'] + 1}")
+        if problems:
+            bad += 1
+            report.add("models", False, f"step {step['index']}: the model breaks the rules: {problems[0]}")
+        elif worth != step["value"]:
+            bad += 1
+            report.add("models", False, f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, the step says {_short(step['value'])}")
+        elif not _meets(step["claim"], step["solution"], worth, rules):
+            bad += 1
+            report.add("models", False, f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
+        else:
+            good.append((step["index"], step["solution"], worth))
+    if not bad:
+        n_sat = sum(1 for s in folder.steps if s["result"] == "sat")
+        report.add("models", True, f"{n_sat} recorded models pass the {rules.module.NAME} referee and meet their claims")
+    if folder.saved is not None:
+        problems, worth = rules.judge(folder.solution, str(folder.path / "solution.json"))
+        if problems:
+            report.add("models", False, f"solution.json breaks the rules: {problems[0]}")
+        elif rules.shown(worth) != folder.saved["value"]:
+            report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, it says {_short(folder.saved['value'])}")
+        elif folder.finished and folder.run.get("value") is not None and rules.shown(worth) != folder.run["value"]:
+            report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, run.json claims {_short(folder.run['value'])}")
+        else:
+            report.add("models", True, "solution.json passes the referee and has the claimed value")
+    return good
+
+
+def _meets(claim: dict, solution: dict, worth, rules: Rules) -> bool:
+    op = claim["op"]
+    if op == "exceed":
+        k = claim["pos"]
+        return isinstance(worth, list) and 0 <= k < len(worth) and list(worth[:k]) == claim["prefix"] and worth[k] > claim["than"]
+    if op == "lex_greater":
+        return isinstance(worth, list) and list(worth) > claim["best"]
+    if op == "at_least":
+        return isinstance(worth, int) and worth >= claim["k"]
+    if op == "block":
+        return all(isinstance(other, dict) and rules.same(solution, other) is False for other in claim["solutions"])
+    return True
+
+
+# --------------------------------------------------------------------------------------------- claims
+def required_refutation(folder, rules: Rules, kind: str, mode: str, models) -> tuple[dict | None, str]:
+    """What must have been refuted for the run's claimed status and value to hold, derived from the
+    claim itself (never read from the folder), and the claim in words. None: the status claims
+    nothing that needs a refutation (solved, unknown, interrupted, running); a status that cannot
+    hold at all raises ClaimFails."""
+    run, status = folder.run, folder.run["status"]
+    extra = run.get("extra") or {}
+    if status in ("running", "unknown", "interrupted"):
+        return None, f"status {status}: no optimality claimed"
+    if status == "infeasible":
+        if any(s["result"] == "sat" for s in folder.steps):  # even a model the referee rejects
+            raise ClaimFails("infeasible claimed, yet a recorded check found a solution")
+        return {"op": "first"}, "infeasible: there is no solution"
+    if folder.saved is None:
+        raise ClaimFails(f"status {status} but no solution.json")
+    best = rules.judge(folder.solution, str(folder.path / "solution.json"))[1]
+    if best is None or rules.shown(best) != run.get("value"):
+        raise ClaimFails(f"run.json claims {_short(run.get('value'))}, which solution.json does not reach")
+    found = [(index, solution) for index, solution, _ in models]
+    worth = {index: value for index, _, value in models}
+    if len(found) != sum(1 for s in folder.steps if s["result"] == "sat"):
+        raise ClaimFails("a recorded model breaks the rules, so the run's search cannot be trusted")
+    if not any(rules.same(solution, folder.solution) for _, solution in found):
+        raise ClaimFails("the claimed solution was not found by any recorded check")
+    if status == "optimal":
+        if kind == "lex":
+            better = [i for i, _ in found if worth[i] > list(best)]
+            if better:
+                raise ClaimFails(f"optimal claimed, yet step {better[0]} recorded a better model")
+            return {"op": "lex_greater", "best": list(best)}, f"optimal: nothing beats {_short(rules.shown(best), 24)}"
+        if kind == "max":
+            better = [i for i, _ in found if worth[i] > best]
+            if better:
+                raise ClaimFails(f"optimal claimed, yet step {better[0]} recorded a better model")
+            return {"op": "at_least", "k": best + 1}, f"optimal: {best} is the most, {best + 1} cannot be reached"
+        raise ClaimFails(f"optimal claimed for a run with nothing to optimise ({kind})")
+    if status != "solved" or kind != "satisfy":
+        raise ClaimFails(f"status {status} is not an outcome of a {kind} run")
+    distinct = _distinct(rules, [s for _, s in found])
+    if mode == "unique" and extra.get("unique") is True:
+        if len(distinct) != 1:
+            raise ClaimFails(f"unique claimed, yet {len(distinct)} different solutions are recorded")
+        return {"op": "block", "solutions": [folder.solution]}, "unique: no solution other than the one found"
+    if mode == "unique" and extra.get("unique") is False:
+        if len(distinct) < 2:
+            raise ClaimFails("not unique claimed without two different recorded solutions")
+        return None, "not unique: two different solutions recorded"
+    if mode == "count":
+        count = extra.get("count")
+        if not isinstance(count, int) or isinstance(count, bool) or count != len(distinct) or len(distinct) != len(found):
+            raise ClaimFails(f"count {_short(count)} claimed, but {len(distinct)} different solutions are recorded"
+                             + (f" among {len(found)} models" if len(distinct) != len(found) else ""))
+        if extra.get("count_complete") is True:
+            return {"op": "block", "solutions": [s for _, s in found]}, f"exactly {count} solutions"
+        return None, f"at least {count} solutions (the count stopped at its limit)"
+    if mode == "solve" and not {"unique", "count", "count_complete"} & set(extra):
+        return None, "solved: the recorded solution passes the referee"
+    raise ClaimFails(f"status solved with {', '.join(sorted(extra)) or 'nothing'} recorded does not fit mode {mode}")
+
+
+class ClaimFails(Exception):
+    """The run's claimed status cannot hold, whatever was refuted."""
+
+
+def _distinct(rules: Rules, solutions: list[dict]) -> list[dict]:
+    out: list[dict] = []
+    for solution in solutions:
+        if not any(rules.same(solution, other) for other in out):
+            out.append(solution)
+    return out
+
+
+def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models) -> dict | None:
+    """The derived refutation, checked against the folder; returns it for --resolve."""
+    try:
+        claim, words = required_refutation(folder, rules, enc.objective.kind, mode, models)
+    except ClaimFails as exc:
+        report.add("claims", False, str(exc))
+        return None
+    if claim is None:
+        report.add("claims", True, words)
+        report.evidence.append(words)
+        return None
+    terms = claim_terms(enc.objective, claim)
+    texts = [smt2(t) for t in terms]
+    query = enc.formula.query(terms)
+    key = canonical_json(claim)
+    step = next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
+    problems = []
+    if step is None:
+        problems.append(f"no recorded UNSAT step refutes '{describe(claim)[:90]}'")
+    elif step["assumptions"] != texts:
+        problems.append(f"step {step['index']} refuted other assumptions than today's encoder builds for its claim")
+    digest = folder.gz_digest(CERTIFICATE, len(query.encode()) + 1, "closing certificate")
+    if digest is None:
+        problems.append("the closing certificate (certificate.smt2.gz) is missing")
+    elif digest[0] != sha256_text(query):
+        problems.append("certificate.smt2.gz is not the query today's encoder builds for the claim")
+    cert = folder.run.get("certificate")
+    if cert is None:
+        problems.append("run.json records no closing certificate")
+    elif canonical_json(cert["claim"]) != key or step is None or cert["step"] != step["index"] or cert["sha256"] != sha256_text(query):
+        problems.append("run.json's certificate entry names another claim, step or query")
+    if problems:
+        report.add("claims", False, f"{words}, but " + "; ".join(problems))
+        return claim
+    report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}, and certificate.smt2.gz "
+                               "is the query today's encoder builds for it")
+    report.unchecked_unsat = True  # until --resolve re-solves it
+    report.evidence.append(f"{words}: recorded UNSAT step {step['index']} and the certificate file")
+    return claim
+
+
+# ---------------------------------------------------------------------------------------------- drift
+def _check_drift(report: Report, folder, enc, digest, document: str) -> None:
+    run = folder.run
+    drift = []
+    if enc.version != run["encoding"]["version"]:
+        drift.append(f"encoding {enc.name} is version {enc.version} today, the run used {run['encoding']['version']}")
+    if run.get("objective", enc.objective.kind) != enc.objective.kind:
+        drift.append(f"the run recorded a {run['objective'][:20]} objective, the encoder has {enc.objective.kind}")
+    if run["base"]["sha256"] != enc.formula.sha256 or digest[0] == "larger":
+        drift.append("today's encoder writes a different base formula")
+    where = str(folder.path / "steps.jsonl")
+    for step in folder.steps:
+        texts = recorded_query_texts(enc, step["claim"], f"{where} line {step['index'] + 1}")
+        if texts != step["assumptions"]:
+            drift.append(f"step {step['index']}: its assumptions differ from what today's encoder emits for its claim")
+            break
+    for text in drift:
+        report.add("drift", False, f"encoding drift: {text}")
+    if not drift:
+        report.add("drift", True, f"base formula and all step queries are what encoding {enc.name} v{enc.version} emits today")
+
+
+def recorded_query_texts(enc, claim: dict, where: str) -> list[str]:
+    """Today's assumptions for a claim read from a folder (shape-checked by the reader; its values
+    may still be out of range, which the encoder's lookups reject)."""
+    try:
+        return [smt2(t) for t in claim_terms(enc.objective, claim)]
+    except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
+        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})", where) from None
+
+
+# -------------------------------------------------------------------------------------------- resolve
+def solver_available(solver: str) -> bool:
+    return importlib.util.find_spec(solver) is not None
+
+
+def _resolve(report: Report, folder, enc, claim, resolve, solvers, jobs, scheduler, timeout, progress) -> None:
+    """Re-solve queries built here from today's encoder: the derived refutation (`certificate`), and
+    with `all` also every recorded UNSAT step's claim rebuilt the same way."""
+    queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
+    if claim is not None:
+        queries[canonical_json(claim)] = ("certificate", enc.formula.query(claim_terms(enc.objective, claim)))
+    if resolve == "all":
+        where = str(folder.path / "steps.jsonl")
+        for step in folder.steps:
+            key = canonical_json(step["claim"])
+            if step["result"] == "unsat" and key not in queries:
+                recorded_query_texts(enc, step["claim"], f"{where} line {step['index'] + 1}")
+                queries[key] = (f"step {step['index']}", enc.formula.query(claim_terms(enc.objective, step["claim"])))
+    if not queries:
+        report.add("resolve", True, "nothing to re-solve: the run claims no optimum, infeasibility or uniqueness")
+        return
+    usable = [s for s in solvers if solver_available(s)] if not scheduler else list(solvers)
+    for solver in solvers:
+        if solver not in usable:
+            report.missing.append(solver)
+            report.add("resolve", None, f"{solver} is not installed, so nothing was re-solved with it: {INSTALL_HINT[solver]}")
+    work = [(label, text, solver) for label, text in queries.values() for solver in usable]
+    results = _resolve_all(work, jobs, scheduler, timeout, progress)
+    for (label, _, solver), (answer, seconds) in zip(work, results):
+        report.resolved.append({"query": label, "solver": solver, "answer": answer, "seconds": round(seconds, 2)})
+        if answer == "sat":
+            report.add("resolve", False, f"{label}: {solver} answered sat, so the refutation does not hold")
+        elif answer != "unsat":
+            report.add("resolve", None, f"{label}: {solver} could not decide ({answer[:80]})")
+    agreed = [s for s in usable if all(r["answer"] == "unsat" for r in report.resolved if r["solver"] == s)]
+    if work and agreed:
+        n = len(queries)
+        what = f"{n} UNSAT quer{'y' if n == 1 else 'ies'} built by today's encoder"
+        report.add("resolve", True, f"{what} re-solved unsat by {' and '.join(agreed)} in fresh processes")
+        report.unchecked_unsat = False
+        report.evidence.append(f"{what}, re-solved unsat by {' and '.join(agreed)}")
+
+
+def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, progress):
+    tell = progress or (lambda event: None)
+
+    def one(item):
+        label, text, solver = item
+        tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
+        answer, seconds = solve_in_subprocess(text, solver, timeout)
+        tell({"query": label, "solver": solver, "state": "done", "answer": answer, "seconds": seconds})
+        return answer, seconds
+
     if scheduler:
         from smtpuzzles.batch import dask_client
 
         client = dask_client(scheduler)
+        for label, _, solver in work:
+            tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
         futures = [client.submit(solve_in_subprocess, text, solver, timeout, pure=False) for _, text, solver in work]
         return client.gather(futures)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each job is its own process
-        return list(pool.map(lambda w: solve_in_subprocess(w[1], w[2], timeout), work))
+        return list(pool.map(one, work))
 
 
-def _meets(claim: dict, solution: dict, worth, module, instance) -> bool:
-    op = claim["op"]
-    if op == "exceed":
-        k = claim["pos"]
-        return list(worth[:k]) == list(claim["prefix"]) and worth[k] > claim["than"]
-    if op == "lex_greater":
-        return list(worth) > list(claim["best"])
-    if op == "at_least":
-        return worth >= claim["k"]
-    if op == "block":
-        return all(module.same_solution(instance, solution, other) is False for other in claim["solutions"])
-    return True
-
-
-def _unsat(steps, claim) -> dict | None:
-    for step in steps:
-        if step.get("claim") == claim and step.get("result") == "unsat":
-            return step
-    return None
-
-
-def _check_claims(report: Report, run: dict, steps: list[dict], module, instance, best_solution) -> None:
-    status = run["status"]
-    if status in ("unknown", "interrupted", "running"):
-        report.add("claims", True, f"status {status}: no optimality claimed")
-        return
-    if status == "infeasible":
-        ok = _unsat(steps, {"op": "first"}) is not None
-        report.add("claims", ok, "infeasible: the base formula was refuted" if ok else "infeasible claimed without an UNSAT step on the base formula")
-        return
-    if best_solution is None:
-        report.add("claims", False, f"status {status} but no solution.json")
-        return
-    best = module.value(instance, best_solution)
-    if not any(s.get("result") == "sat" and s.get("value") == best for s in steps):
-        report.add("claims", False, "the claimed solution was not found by any recorded check")
-        return
-    if status == "optimal" and run.get("objective") == "lex":
-        missing = [i for i in range(len(best)) if _unsat(steps, {"op": "exceed", "prefix": list(best[:i]), "pos": i, "than": best[i]}) is None]
-        closing = _unsat(steps, {"op": "lex_greater", "best": list(best)})
-        if missing:
-            report.add("claims", False, f"optimal claimed, but position {missing[0] + 1} has no UNSAT step with the final prefix")
-        elif closing is None:
-            report.add("claims", False, "optimal claimed, but the closing certificate (nothing lexicographically greater) is not recorded UNSAT")
-        else:
-            by_bound = sum(1 for s in steps if s.get("by") == "bound")
-            report.add("claims", True, f"optimal: {len(best)} positions each closed by an UNSAT step ({by_bound} by the digit-count bound), and the closing certificate is UNSAT")
-        return
-    if status == "optimal" and run.get("objective") == "max":
-        ok = _unsat(steps, {"op": "at_least", "k": best + 1}) is not None
-        report.add("claims", ok, f"optimal: {best} reached and 'at least {best + 1}' refuted" if ok else f"optimal {best} claimed without an UNSAT step at {best + 1}")
-        return
-    if status == "solved":
-        extra = run.get("extra") or {}
-        if extra.get("unique") is True or extra.get("count_complete"):
-            found = [s["solution"] for s in steps if s.get("result") == "sat"]
-            ok = _unsat(steps, {"op": "block", "solutions": found}) is not None
-            what = "unique" if extra.get("unique") else f"exactly {extra.get('count')} solutions"
-            ok = ok and (extra.get("unique") is not True or len(found) == 1) and (not extra.get("count_complete") or len(found) == extra.get("count"))
-            report.add("claims", ok, f"{what}: blocking every solution found is UNSAT" if ok else f"{what} claimed without a matching UNSAT blocking step")
-        elif extra.get("unique") is False:
-            found = [s["solution"] for s in steps if s.get("result") == "sat"]
-            ok = len(found) >= 2 and module.same_solution(instance, found[0], found[1]) is False
-            report.add("claims", ok, "not unique: two different solutions recorded" if ok else "not-unique claimed without two different solutions")
-        else:
-            report.add("claims", True, "solved: the recorded solution passes the referee")
-        return
-    report.add("claims", False, f"unknown status {status!r}")
+def _short(value, width: int = 40) -> str:
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."

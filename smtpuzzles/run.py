@@ -8,15 +8,34 @@ from types import ModuleType
 from typing import Any, Callable
 
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
-from smtpuzzles.engines import make_engine
+from smtpuzzles.engines import check_params, make_engine
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.ledger import Ledger, canonical_json, read_json, sha256_text
 from smtpuzzles.objective import claim_terms
 from smtpuzzles import puzzles
+from smtpuzzles.runfolder import open_run
 
 
 def instance_sha(canonical: dict) -> str:
     return sha256_text(canonical_json(canonical))
+
+
+def recorded_instance(run: dict, where: str):
+    """(puzzle module, instance) of a run.json the run-folder reader has checked: the puzzle parses
+    and validates the recorded instance as it would any input, and the instance must hash to the
+    recorded sha-256 and name an encoding the puzzle has."""
+    try:
+        module = puzzles.get(run["puzzle"])
+        instance = module.from_canonical(run["instance"])
+    except InputError as exc:
+        raise LedgerError(f"recorded instance is invalid: {exc}", where) from None
+    except Exception as exc:  # noqa: BLE001 - folder data of a shape the puzzle does not read
+        raise LedgerError(f"recorded instance is invalid ({exc.__class__.__name__})", where) from None
+    if instance_sha(module.canonical(instance)) != run["instance_sha256"]:
+        raise LedgerError("instance does not match its recorded sha-256", where)
+    if run["encoding"]["name"] not in module.ENCODINGS:
+        raise LedgerError(f"unknown {module.NAME} encoding {run['encoding']['name'][:40]!r}", where)
+    return module, instance
 
 
 def pick_engine(module: ModuleType, encoding, requested: str | None) -> str:
@@ -36,6 +55,7 @@ def solve(module: ModuleType, instance, input_text: str, *, out_dir: Path, engin
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
     engine_name = pick_engine(module, enc, engine)
+    params = check_params(engine_name, dict(params or {}))
     canonical = module.canonical(instance)
     header = {
         "puzzle": module.NAME,
@@ -53,11 +73,15 @@ def solve(module: ModuleType, instance, input_text: str, *, out_dir: Path, engin
 
 
 def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
-    run = read_json(Path(run_dir) / "run.json")
-    if run.get("status") in ("optimal", "solved", "infeasible"):
+    # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
+    # parameters): a folder may come from anyone, and its parameters reach a solver.
+    try:
+        run = open_run(Path(run_dir)).run
+    except LedgerError as exc:
+        raise LedgerError(f"{exc.message}; refusing to resume a tampered or malformed ledger", exc.where) from None
+    if run["status"] in ("optimal", "solved", "infeasible"):
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
-    module = puzzles.get(run.get("puzzle", "?"))
-    instance = module.from_canonical(run["instance"])
+    module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
     enc = module.encode(instance, run["encoding"]["name"])
     if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
         raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))

@@ -1,0 +1,170 @@
+"""`smtpuzzles audit`: one folder or many, live progress while re-solving, a verdict per folder.
+
+Exit status: 0 every folder audits clean; 1 a claim fails in some folder; 2 a folder is unreadable,
+malformed or tampered (one line each on stderr); 3 a re-solve could not decide (time limit,
+`unknown`); 4 a solver the audit needs is not installed. With several folders the most serious
+wins, in the order 1, 2, 4, 3, 0.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+from rich import box
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from smtpuzzles.audit import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
+from smtpuzzles.errors import InputError
+
+SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
+VERDICT_STYLE = {"clean": "bold green", "FAILED": "bold red", "undecided": "bold yellow", "incomplete": "bold yellow",
+                 "unreadable": "bold red"}
+MARK = {True: Text("✓", style="green"), False: Text("✗", style="bold red"), None: Text("?", style="bold yellow")}
+
+
+class ResolveProgress:
+    """What is being re-solved right now, for a live display (or one line per event off a terminal)."""
+
+    def __init__(self, folder: str, lines_to=None):
+        self.folder = folder
+        self.running: dict[tuple[str, str], float] = {}
+        self.done: list[dict] = []
+        self.lines_to = lines_to
+        self.lock = threading.Lock()
+
+    def __call__(self, event: dict) -> None:
+        key = (event["query"], event["solver"])
+        with self.lock:
+            if event["state"] == "started":
+                self.running[key] = time.monotonic()
+                if self.lines_to:
+                    print(f"audit: re-solving {event['query']} with {event['solver']}...", file=self.lines_to, flush=True)
+            else:
+                self.running.pop(key, None)
+                self.done.append(event)
+                if self.lines_to:
+                    print(f"audit: {event['query']}: {event['solver']} answered {event['answer']} "
+                          f"in {event['seconds']:.1f} s", file=self.lines_to, flush=True)
+
+    def __rich__(self):
+        with self.lock:
+            now = time.monotonic()
+            lines = [Text(f"re-solving queries of {Path(self.folder).name}", style="bold cyan")]
+            for (query, solver), started in sorted(self.running.items()):
+                lines.append(Text(f"  {query} with {solver}: {now - started:5.0f} s"))
+            for event in self.done[-4:]:
+                style = "green" if event["answer"] == "unsat" else "bold red"
+                lines.append(Text(f"  {event['query']} with {event['solver']}: ", style="dim")
+                             + Text(event["answer"][:30], style=style) + Text(f" in {event['seconds']:.1f} s", style="dim"))
+            return Group(*lines)
+
+
+def report_view(report: Report):
+    """The findings of one folder, its re-solved queries and its verdict, within 80 columns."""
+    findings = Table.grid(padding=(0, 1))
+    findings.add_column(no_wrap=True)
+    findings.add_column(style="bold", no_wrap=True)
+    findings.add_column(overflow="fold")
+    for f in report.findings:
+        findings.add_row(MARK[f.ok], f.section, f.text)
+    parts = [Text(f"audit of {report.run_dir}", style="bold"), findings]
+    if report.resolved:
+        solved = Table.grid(padding=(0, 2))
+        for _ in range(4):
+            solved.add_column()
+        for r in report.resolved:
+            style = "green" if r["answer"] == "unsat" else "bold red"
+            solved.add_row(r["query"], r["solver"], Text(r["answer"][:40], style=style), f"{r['seconds']:.1f} s")
+        parts += [Text("re-solved here, from queries built by today's encoder:", style="bold"), solved]
+    parts.append(verdict_line(report))
+    return Group(*parts)
+
+
+def verdict_line(report: Report) -> Text:
+    value = _short(report.value, 30) if report.value is not None else ""
+    text = Text(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
+                style=VERDICT_STYLE[report.verdict])
+    if report.unchecked_unsat and report.exit_code == 0:
+        text.append("\n(the ledger holds together; its UNSAT answer was not re-solved here: add --resolve)",
+                    style="yellow")
+    if report.missing:
+        text.append(f"\n(install {', '.join(report.missing)} to finish it: pip install 'smtpuzzles[audit]')", style="")
+    return text
+
+
+def run_audit_command(args) -> int:
+    folders = [Path(p) for p in args.run_dir]
+    if args.jobs < 1:
+        raise InputError("must be at least 1", "--jobs")
+    solvers = tuple(dict.fromkeys(args.solver)) if args.solver else ("z3", "cvc5")
+    console = Console()
+    err = Console(stderr=True)
+    rows: list[tuple[Path, Report | None, str]] = []
+    for folder in folders:
+        progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
+        live = Live(progress, console=err, refresh_per_second=4, transient=True) if (args.resolve and err.is_terminal and not args.json) else None
+        try:
+            if live:
+                live.start()
+            try:
+                report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
+                               timeout=args.time_limit, progress=progress if args.resolve else None)
+            finally:
+                if live:
+                    live.stop()
+        except InputError as exc:
+            if len(folders) == 1:
+                raise
+            print(f"smtpuzzles: error: {exc}", file=sys.stderr)
+            rows.append((folder, None, str(exc)))
+            continue
+        rows.append((folder, report, ""))
+    codes = [report.exit_code if report else 2 for _, report, _ in rows]
+    code = next(c for c in SEVERITY if c in codes)
+    if args.json:
+        out = [report.as_json() if report else {"run_dir": str(folder), "verdict": "unreadable", "exit": 2, "error": error}
+               for folder, report, error in rows]
+        print(json.dumps(out[0] if len(out) == 1 else out))
+        return code
+    if len(rows) == 1:
+        console.print(report_view(rows[0][1]))
+        return code
+    console.print(summary_view(rows))
+    for folder, report, _ in rows:
+        if report is not None and report.exit_code:
+            console.print(report_view(report))
+    return code
+
+
+def summary_view(rows):
+    table = Table(title=f"audit of {len(rows)} run folders", title_justify="left", box=box.SIMPLE_HEAD,
+                  padding=(0, 1), pad_edge=False)
+    table.add_column("run", no_wrap=True, max_width=40)
+    table.add_column("puzzle", no_wrap=True)
+    table.add_column("claim", no_wrap=True, max_width=18)
+    table.add_column("audit", no_wrap=True)
+    for folder, report, error in rows:
+        name = folder.resolve().name
+        if report is None:
+            table.add_row(name, "?", "", Text("unreadable", style=VERDICT_STYLE["unreadable"]))
+        else:
+            claim = f"{report.status} {_short(report.value, 16) if report.value is not None else ''}".rstrip()
+            table.add_row(name, report.puzzle, _short(claim, 18), Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
+    parts = [table]
+    if any(report is not None and report.unchecked_unsat and report.exit_code == 0 for _, report, _ in rows):
+        parts.append(Text("UNSAT answers were taken from the ledgers, not re-solved here: add --resolve",
+                          style="yellow"))
+    return Group(*parts)
+
+
+def _short(value, width: int) -> str:
+    text = "\n".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else str(value)
+    text = text.splitlines()[0] + ("..." if "\n" in text else "") if text else text
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,355 @@
+"""The one reader of run folders: everything in a folder is untrusted data until it passes here.
+
+A run folder may come from anyone (the ledgers people audit are often someone else's), so reading
+one is bounded and checked before any of it is used:
+- only the folder's own regular files are opened, by fixed names: a symlink, a device, a FIFO or a
+  name with a path in it is refused, so nothing outside the folder is ever read;
+- every file has a size cap, checked before reading, and compressed files are read as a stream with
+  a cap on what they expand to, so a gzip bomb or a huge sparse file costs neither memory nor time;
+- every JSON value is checked against a schema (keys, types, claim shapes), so later code may index
+  it without guarding each access;
+- every problem becomes a `LedgerError` naming the file and the place (one line, exit 2).
+
+The reader knows no puzzle: the instance and solutions it returns are plain JSON, for the puzzle's
+own `from_canonical` and referee to judge. Nothing here runs a solver or parses SMT-LIB2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import stat
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smtpuzzles.engines import check_params
+from smtpuzzles.errors import InputError, LedgerError
+
+# File names are fixed: run.json may name its files, but only these names are accepted, so a
+# recorded path can never point outside the folder.
+RUN, STEPS, SOLUTION, BASE, CERTIFICATE, INPUT = (
+    "run.json", "steps.jsonl", "solution.json", "base.smt2.gz", "certificate.smt2.gz", "input.txt")
+
+MiB = 1 << 20
+# Caps on what is read. The largest run published or produced by the tests is far below each one
+# (the 9x9 record: run.json 2.4 KB, steps.jsonl 0.22 MB; a 50x50 Tatamibari base expands to about
+# 60 MB); a folder beyond them is refused rather than read.
+MAX_RUN_JSON = 64 * MiB
+MAX_SOLUTION_JSON = 64 * MiB
+MAX_STEPS_FILE = 256 * MiB
+MAX_STEP_LINE = 64 * MiB
+MAX_GZ_FILE = 1024 * MiB
+
+GENESIS = "0" * 64
+STATUSES = ("running", "optimal", "solved", "infeasible", "unknown", "interrupted")
+FINISHED = ("optimal", "solved", "infeasible", "unknown", "interrupted")
+RESULTS = ("sat", "unsat", "unknown", "interrupted")
+CLAIM_OPS = ("first", "exceed", "lex_greater", "at_least", "block")
+
+
+# ------------------------------------------------------------------------------------- raw access
+def _open_regular(folder: Path, name: str, what: str):
+    """An open binary handle on `folder/name`, which must be a regular file (no symlink, device,
+    FIFO or folder), or None when it does not exist."""
+    if "/" in name or name in ("", ".", ".."):
+        raise LedgerError(f"{what}: file name {name!r} leaves the run folder", str(folder))
+    path = folder / name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # ELOOP: a symlink; others: permissions and the like
+        if os.path.islink(path):
+            raise LedgerError("is a symbolic link; a run folder's files must be its own", str(path)) from None
+        raise LedgerError(f"cannot open ({exc.strerror})", str(path)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise LedgerError("is not a regular file", str(path))
+    return os.fdopen(fd, "rb")
+
+
+def read_capped(folder: Path, name: str, cap: int, what: str, required: bool = True) -> bytes | None:
+    handle = _open_regular(folder, name, what)
+    if handle is None:
+        if required:
+            raise LedgerError(f"{what} is missing", str(folder / name))
+        return None
+    with handle:
+        if os.fstat(handle.fileno()).st_size > cap:
+            raise LedgerError(f"{what} is larger than {cap // MiB} MiB; refusing to read it", str(folder / name))
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        raise LedgerError(f"{what} is larger than {cap // MiB} MiB; refusing to read it", str(folder / name))
+    return data
+
+
+def parse_json(data: bytes, where: str):
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LedgerError(f"not UTF-8 (byte {exc.start})", where) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise LedgerError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", where) from None
+    except ValueError as exc:  # NaN/Infinity, or an integer too long to convert
+        raise LedgerError(f"not valid JSON ({exc})", where) from None
+    except RecursionError:
+        raise LedgerError("JSON nested too deeply", where) from None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def gz_digest(folder: Path, name: str, max_text: int, what: str) -> tuple[str, int] | None:
+    """(sha-256, length) of the text a gzip file expands to, read as a stream; None when the file
+    is missing. More than `max_text` bytes of text is reported as larger than that, without reading
+    on: callers pass the length of what the file should hold, plus one."""
+    handle = _open_regular(folder, name, what)
+    if handle is None:
+        return None
+    path = str(folder / name)
+    digest, length = hashlib.sha256(), 0
+    with handle:
+        if os.fstat(handle.fileno()).st_size > MAX_GZ_FILE:
+            raise LedgerError(f"{what} is larger than {MAX_GZ_FILE // MiB} MiB compressed", path)
+        inflate = zlib.decompressobj(wbits=31)  # a gzip member
+        try:
+            while True:
+                chunk = inflate.unconsumed_tail or handle.read(1 << 16)
+                if not chunk:
+                    break
+                out = inflate.decompress(chunk, 1 << 20)
+                digest.update(out)
+                length += len(out)
+                if length > max_text:
+                    return "larger", length
+                if inflate.eof:
+                    if inflate.unused_data.strip(b"\0") or handle.read(1):
+                        raise LedgerError(f"{what} holds data after its gzip stream", path)
+                    break
+        except zlib.error as exc:
+            raise LedgerError(f"{what} is not valid gzip ({exc})", path) from None
+        if not inflate.eof:
+            raise LedgerError(f"{what} is cut off (the gzip stream does not end)", path)
+    return digest.hexdigest(), length
+
+
+# ------------------------------------------------------------------------------------------ schema
+def _is_hex64(value) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _require(ok: bool, message: str, where: str) -> None:
+    if not ok:
+        raise LedgerError(message, where)
+
+
+def check_claim(claim, where: str) -> dict:
+    """A claim's shape (op and field types); its ranges are the encoder's to judge."""
+    _require(isinstance(claim, dict), "claim must be an object", where)
+    op = claim.get("op")
+    _require(op in CLAIM_OPS, f"unknown claim op {str(op)[:40]!r}", where)
+    fields = {"first": {}, "exceed": {"prefix": list, "pos": int, "than": int}, "lex_greater": {"best": list},
+              "at_least": {"k": int}, "block": {"solutions": list}}[op]
+    _require(set(claim) == {"op", *fields}, f"claim {op} must have exactly the fields {', '.join(['op', *fields])}", where)
+    for key, kind in fields.items():
+        value = claim[key]
+        _require(isinstance(value, kind) and not isinstance(value, bool), f"claim field {key} must be {kind.__name__}", where)
+    for key in ("prefix", "best"):
+        if key in claim:
+            _require(all(_is_int(d) for d in claim[key]), f"claim field {key} must hold integers", where)
+    if op == "block":
+        _require(all(isinstance(s, dict) for s in claim["solutions"]), "claim field solutions must hold objects", where)
+    return claim
+
+
+RUN_KEYS = {
+    "format": int, "puzzle": str, "instance": object, "instance_sha256": str, "encoding": dict, "engine": dict,
+    "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
+    "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
+    "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
+}
+RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "engine", "base", "status", "steps",
+                "last_step_sha256")
+STEP_KEYS = {
+    "index": int, "prev": str, "claim": dict, "words": str, "assumptions": list, "result": str, "by": str,
+    "engine": str, "seconds": (int, float), "stats": dict, "solution": dict, "value": object, "core": list,
+    "reason": str,
+}
+STEP_REQUIRED = ("index", "prev", "claim", "assumptions", "result")
+
+
+def _check_keys(data: dict, keys: dict, required, where: str) -> None:
+    for key in required:
+        _require(key in data, f"has no {key!r}", where)
+    for key, value in data.items():
+        _require(key in keys, f"unknown key {str(key)[:40]!r}", where)
+        kind = keys[key]
+        if kind is object:
+            continue
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        _require(ok, f"{key} has the wrong type ({type(value).__name__})", where)
+
+
+def check_run(run, where: str) -> dict:
+    _require(isinstance(run, dict), f"must be a JSON object, not {type(run).__name__}", where)
+    _check_keys(run, RUN_KEYS, RUN_REQUIRED, where)
+    _require(run["format"] == 1, f"format {run['format']} is not one this version reads (1)", where)
+    _require(_is_hex64(run["instance_sha256"]), "instance_sha256 is not a sha-256", where)
+    _require(_is_hex64(run["last_step_sha256"]), "last_step_sha256 is not a sha-256", where)
+    _require(run["status"] in STATUSES, f"unknown status {run['status'][:40]!r}", where)
+    _require(run["steps"] >= 0, "steps is negative", where)
+    enc = run["encoding"]
+    _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and set(enc) == {"name", "version"},
+             "encoding must be {name: string, version: integer}", where)
+    engine = run["engine"]
+    _require(isinstance(engine.get("name"), str) and isinstance(engine.get("params", {}), dict)
+             and isinstance(engine.get("version", ""), str) and set(engine) <= {"name", "params", "version"},
+             "engine must be {name, params, version}", where)
+    try:  # only known parameters with checked values may ever reach a solver
+        check_params(engine["name"], engine.get("params", {}), "engine.params")
+    except InputError as exc:
+        raise LedgerError(str(exc), where) from None
+    base = run["base"]
+    _require(base.get("file") == BASE and _is_hex64(base.get("sha256")) and set(base) == {"file", "sha256"},
+             f"base must be {{file: {BASE}, sha256}}", where)
+    if "certificate" in run:
+        cert = run["certificate"]
+        _require(cert.get("file") == CERTIFICATE and _is_hex64(cert.get("sha256")) and _is_int(cert.get("step"))
+                 and set(cert) == {"file", "claim", "step", "sha256"},
+                 f"certificate must be {{file: {CERTIFICATE}, claim, step, sha256}}", where)
+        check_claim(cert["claim"], f"{where} certificate")
+    if run.get("limit") is not None:
+        _require(run["limit"] >= 1, "limit must be at least 1", where)
+    if run.get("time_limit") is not None:
+        _require(_is_number(run["time_limit"]) and run["time_limit"] > 0, "time_limit must be a positive number", where)
+    _require(all(isinstance(r, str) for r in run.get("resumed", [])), "resumed must hold strings", where)
+    return run
+
+
+def check_step(step, number: int, where: str) -> dict:
+    place = f"{where} line {number}"
+    _require(isinstance(step, dict), "must be a JSON object", place)
+    _check_keys(step, STEP_KEYS, STEP_REQUIRED, place)
+    _require(step["result"] in RESULTS, f"unknown result {step['result'][:40]!r}", place)
+    _require(all(isinstance(a, str) for a in step["assumptions"]), "assumptions must be strings", place)
+    _require(all(_is_int(i) for i in step.get("core", [])), "core must hold integers", place)
+    if "seconds" in step:
+        _require(_is_number(step["seconds"]) and step["seconds"] >= 0, "seconds must be a number >= 0", place)
+    if step["result"] == "sat":
+        _require("solution" in step and "value" in step, "a sat step must carry its solution and value", place)
+    check_claim(step["claim"], place)
+    return step
+
+
+def check_saved_solution(saved, where: str) -> dict:
+    _require(isinstance(saved, dict) and set(saved) == {"value", "solution"} and isinstance(saved["solution"], dict),
+             "must be an object {value, solution} with an object as solution", where)
+    return saved
+
+
+# ------------------------------------------------------------------------------------------- steps
+@dataclass
+class StepsRead:
+    steps: list[dict]
+    last_hash: str
+    torn_tail: bool  # the last line was cut off mid-write (a kill), not edited; it is left out
+
+
+def read_steps(folder: Path, genesis: str) -> StepsRead:
+    """steps.jsonl, its hash chain checked from `genesis` and every line against the schema."""
+    where = str(folder / STEPS)
+    handle = _open_regular(folder, STEPS, "steps.jsonl")
+    if handle is None:
+        raise LedgerError("file is missing", where)
+    steps, prev, torn = [], genesis, False
+    with handle:
+        if os.fstat(handle.fileno()).st_size > MAX_STEPS_FILE:
+            raise LedgerError(f"larger than {MAX_STEPS_FILE // MiB} MiB; refusing to read it", where)
+        total = 0
+        for number in range(1, 1 << 62):
+            line = handle.readline(MAX_STEP_LINE + 1)
+            if not line:
+                break
+            total += len(line)
+            if total > MAX_STEPS_FILE:
+                raise LedgerError(f"larger than {MAX_STEPS_FILE // MiB} MiB; refusing to read it", where)
+            if not line.endswith(b"\n"):
+                if len(line) > MAX_STEP_LINE:
+                    raise LedgerError(f"line {number} is longer than {MAX_STEP_LINE // MiB} MiB", where)
+                torn = True  # no newline at the end: the writer died inside this line
+                break
+            line = line[:-1]
+            step = check_step(parse_json(line, f"{where} line {number}"), number, where)
+            if step["prev"] != prev:
+                raise LedgerError(f"line {number}: hash chain broken (step edited, removed or moved)", where)
+            if step["index"] != number - 1:
+                raise LedgerError(f"line {number}: step index {step['index']} where {number - 1} was due", where)
+            steps.append(step)
+            prev = hashlib.sha256(line).hexdigest()
+    return StepsRead(steps, prev, torn)
+
+
+# ------------------------------------------------------------------------------------------ folder
+@dataclass
+class RunFolder:
+    path: Path
+    run: dict
+    steps: list[dict]
+    last_hash: str
+    torn_tail: bool
+    saved: dict | None = None  # solution.json: {value, solution}
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.run["status"] != "running"
+
+    @property
+    def solution(self) -> dict | None:
+        return self.saved["solution"] if self.saved else None
+
+    def gz_digest(self, name: str, max_text: int, what: str):
+        return gz_digest(self.path, name, max_text, what)
+
+
+def read_run_json(folder: Path) -> dict:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise LedgerError("not a folder", str(folder))
+    data = read_capped(folder, RUN, MAX_RUN_JSON, "run.json", required=False)
+    if data is None:
+        raise LedgerError("not a run folder (no run.json)", str(folder))
+    return check_run(parse_json(data, str(folder / RUN)), str(folder / RUN))
+
+
+def open_run(folder: Path) -> RunFolder:
+    """Read and check a whole run folder (not the compressed formulas: see `gz_digest`).
+
+    A finished run (any status but `running`) must be sealed: run.json's step count and last hash
+    name the file's last line, so a cut-off, extended or edited tail shows."""
+    folder = Path(folder)
+    run = read_run_json(folder)
+    read = read_steps(folder, run["instance_sha256"])
+    if run["status"] != "running":
+        if read.torn_tail or run["steps"] != len(read.steps) or run["last_step_sha256"] != read.last_hash:
+            raise LedgerError(f"run.json seals {run['steps']} steps but the file holds {len(read.steps)} "
+                              "or ends differently (steps cut off, appended or edited)", str(folder / STEPS))
+    raw = read_capped(folder, SOLUTION, MAX_SOLUTION_JSON, "solution.json", required=False)
+    saved = None if raw is None else check_saved_solution(parse_json(raw, str(folder / SOLUTION)), str(folder / SOLUTION))
+    return RunFolder(folder, run, read.steps, read.last_hash, read.torn_tail, saved)
