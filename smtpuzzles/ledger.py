@@ -19,15 +19,18 @@ import hashlib
 import json
 import os
 import platform
+import secrets
 import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
+from smtpuzzles.locking import FolderLock
 
 FORMAT = 1
 GENESIS = "0" * 64
+FINISHED = ("optimal", "solved", "infeasible")  # statuses that answer; a finished run is never resumed
 
 
 def sha256_text(text: str) -> str:
@@ -43,12 +46,18 @@ def now() -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    # A temporary name of its own (pid and random), so that two writers never share one and a
+    # reader only ever sees the old file or the new one.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_gz(path: Path, text: str) -> None:
@@ -116,6 +125,7 @@ class Ledger:
         self._steps = open(run_dir / "steps.jsonl", "ab")
         self.previous: tuple | None = None  # (status, value) before a resume
         self._refuted: dict[str, int] = {}  # claim (canonical JSON) -> index of its UNSAT step
+        self._lock: FolderLock | None = None  # set by create/resume, released by finish/close
 
     def _note(self, step: dict) -> None:
         if step.get("result") == "unsat":
@@ -128,50 +138,83 @@ class Ledger:
     # ---------------------------------------------------------------------------------- creation
     @classmethod
     def create(cls, out_dir: Path, header: dict, input_text: str, base_document: str) -> "Ledger":
+        out_dir = Path(out_dir)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise LedgerError("is a file, not a folder for run folders", str(out_dir)) from None
+        except OSError as exc:
+            raise LedgerError(f"cannot make the folder ({exc.strerror})", str(out_dir)) from None
+        if not out_dir.is_dir():
+            raise LedgerError("is a file, not a folder for run folders", str(out_dir))
         instance_sha = header["instance_sha256"]
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = out_dir / f"{header['puzzle']}-{instance_sha[:10]}-{stamp}"
-        suffix = 1
-        while run_dir.exists():  # never overwrite an earlier run
-            suffix += 1
-            run_dir = out_dir / f"{header['puzzle']}-{instance_sha[:10]}-{stamp}-{suffix}"
-        run_dir.mkdir(parents=True)
-        (run_dir / "input.txt").write_text(input_text, encoding="utf-8")
-        write_gz(run_dir / "base.smt2.gz", base_document)
-        run = {
-            "format": FORMAT,
-            **header,
-            "base": {"file": "base.smt2.gz", "sha256": sha256_text(base_document)},
-            "host": {"name": socket.gethostname(), "python": platform.python_version(), "platform": platform.platform()},
-            "started": now(),
-            "ended": None,
-            "status": "running",
-            "value": None,
-            "steps": 0,
-            "last_step_sha256": header_genesis(header),
-            "resumed": [],
-        }
-        write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
-        (run_dir / "steps.jsonl").touch()
-        return cls(run_dir, run, header_genesis(header), 0)
+        stem = f"{header['puzzle']}-{instance_sha[:10]}-{time.strftime('%Y%m%d-%H%M%S')}"
+        # mkdir itself decides who owns a name: testing exists() first let two runs started in the
+        # same second both pick it. An earlier run is never overwritten.
+        for suffix in range(1, 10_000):
+            run_dir = out_dir / (stem if suffix == 1 else f"{stem}-{suffix}")
+            try:
+                run_dir.mkdir()
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise LedgerError("no free run folder name left for this second", str(out_dir / stem))
+        # Locked before anything is written, so that no resume can start on a half-made folder.
+        lock = FolderLock(run_dir).acquire()
+        try:
+            (run_dir / "input.txt").write_text(input_text, encoding="utf-8")
+            write_gz(run_dir / "base.smt2.gz", base_document)
+            run = {
+                "format": FORMAT,
+                **header,
+                "base": {"file": "base.smt2.gz", "sha256": sha256_text(base_document)},
+                "host": {"name": socket.gethostname(), "python": platform.python_version(), "platform": platform.platform()},
+                "started": now(),
+                "ended": None,
+                "status": "running",
+                "value": None,
+                "steps": 0,
+                "last_step_sha256": header_genesis(header),
+                "resumed": [],
+            }
+            write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
+            (run_dir / "steps.jsonl").touch()
+            ledger = cls(run_dir, run, header_genesis(header), 0)
+        except BaseException:
+            lock.release()
+            raise
+        ledger._lock = lock
+        return ledger
 
     @classmethod
     def resume(cls, run_dir: Path) -> tuple["Ledger", list[dict]]:
-        run = read_json(run_dir / "run.json")
-        read = read_steps(run_dir, header_genesis(run))
-        problem = (read.problems or [None])[0] or seal_problem(run, read)
-        if problem:
-            raise LedgerError(problem + "; refusing to resume a tampered ledger", str(run_dir))
-        if read.torn_tail:
-            cut_torn_tail(run_dir / "steps.jsonl")
-        previous = (run["status"], run.get("value"))
-        run["resumed"] = run.get("resumed", []) + [now()]
-        run["status"] = "running"
-        ledger = cls(run_dir, run, read.last_hash, len(read.steps))
-        ledger.previous = previous
-        for step in read.steps:
-            ledger._note(step)
-        ledger.save_run()
+        run_dir = Path(run_dir)
+        # Held from before the first read to finish(): a second resume stops here, in one line.
+        lock = FolderLock(run_dir).acquire()
+        try:
+            run = read_json(run_dir / "run.json")
+            if run.get("status") in FINISHED:
+                # Another writer may have finished it between the caller's look and our lock.
+                raise LedgerError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
+            read = read_steps(run_dir, header_genesis(run))
+            problem = (read.problems or [None])[0] or seal_problem(run, read)
+            if problem:
+                raise LedgerError(problem + "; refusing to resume a tampered ledger", str(run_dir))
+            if read.torn_tail:
+                cut_torn_tail(run_dir / "steps.jsonl")
+            previous = (run["status"], run.get("value"))
+            run["resumed"] = run.get("resumed", []) + [now()]
+            run["status"] = "running"
+            ledger = cls(run_dir, run, read.last_hash, len(read.steps))
+            ledger.previous = previous
+            for step in read.steps:
+                ledger._note(step)
+            ledger.save_run()
+        except BaseException:
+            lock.release()
+            raise
+        ledger._lock = lock
         return ledger, read.steps
 
     # ----------------------------------------------------------------------------------- writing
@@ -201,13 +244,31 @@ class Ledger:
     def finish(self, status: str, value) -> None:
         # Seal what is on disk, not what this process believes: a Ctrl-C can land between writing a
         # line and counting it, or in the middle of a line (cut here, as resume would).
-        self._steps.close()
-        read = read_steps(self.dir, header_genesis(self.run))
-        if read.torn_tail:
-            cut_torn_tail(self.dir / "steps.jsonl")
-        self.next_index, self.last_hash = len(read.steps), read.last_hash
-        self.run.update(status=status, value=value, ended=now())
-        self.save_run()
+        try:
+            self._steps.close()
+            read = read_steps(self.dir, header_genesis(self.run))
+            if read.torn_tail:
+                cut_torn_tail(self.dir / "steps.jsonl")
+            self.next_index, self.last_hash = len(read.steps), read.last_hash
+            self.run.update(status=status, value=value, ended=now())
+            self.save_run()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Let the next writer in. finish() calls it; a run that dies without finishing stays
+        `running` on disk, which resume and the audit already treat as a killed run."""
+        if not self._steps.closed:
+            self._steps.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def cut_torn_tail(path: Path) -> None:
