@@ -1,0 +1,223 @@
+"""The batch job file: read and validated as a whole before anything runs.
+
+Every problem is one `InputError` naming the file, the job and the key; nothing is written until the
+whole file has passed. A job's identity (puzzle, canonical instance, encoding, engine, mode and
+parameters) is fixed here, so that a later run of the batch can tell whether a job has changed
+since its ledger was written.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from smtpuzzles import puzzles
+from smtpuzzles.engines import ENGINES, check_params
+from smtpuzzles.errors import InputError
+from smtpuzzles.inputs import check_writable_folder, positive_seconds, read_text_file
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+# key -> accepted types; a job may carry any of these, [defaults] the shared subset
+JOB_KEYS = {
+    "name": (str,), "puzzle": (str,), "input": (str,), "grid": (str,), "map": (str,), "doors": (list,),
+    "url": (str,), "size": (int,), "box": (str,), "clues": (str,), "unique": (bool,), "count": (bool, int),
+    "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,),
+}
+DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,)}
+INLINE = ("grid", "map", "doors", "url")
+
+# A job name becomes a folder under OUT/jobs/: one plain path component, never `..`, a separator or
+# an absolute path, and no leading dot (hidden, and `.`/`..` themselves).
+NAME_RULE = "letters, digits, '-', '_' and '.' (not first), at most 100 characters"
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
+
+
+@dataclass
+class Job:
+    name: str
+    puzzle: str
+    text: str | None
+    source: str
+    options: dict
+    mode: str
+    engine: str | None
+    encoding: str | None
+    time_limit: float | None
+    params: dict
+    folder: str = ""
+    # What a ledger must hold to count as this job's: see `identity` and `batch.matches`.
+    identity: dict = field(default_factory=dict)
+
+    def spec(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Batch:
+    jobs: list[Job]
+    out: Path
+    defaults: dict = field(default_factory=dict)
+
+
+def check_job_name(name: str, where: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise InputError(f"job name {shown!r} is not allowed: use {NAME_RULE}", where)
+    return name
+
+
+def _type_name(types) -> str:
+    return " or ".join({"str": "a string", "int": "an integer", "float": "a number", "bool": "true/false",
+                        "list": "a list", "dict": "a table"}[t.__name__] for t in types)
+
+
+def _check(table: dict, allowed: dict, where: str) -> None:
+    for key, value in table.items():
+        if key not in allowed:
+            raise InputError(f"unknown key {key!r} (allowed: {', '.join(sorted(allowed))})", where)
+        types = allowed[key]
+        if isinstance(value, bool) and bool not in types:
+            raise InputError(f"{key} must be {_type_name(types)}, not {value!r}", where)
+        if not isinstance(value, types):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise InputError(f"{key} must be {_type_name(types)}, not {type(value).__name__} {shown}", where)
+    if "time_limit" in table:
+        positive_seconds(table["time_limit"], f"{where} time_limit")
+    if "count" in table and not isinstance(table["count"], bool) and table["count"] < 1:
+        raise InputError(f"count must be true, false or a limit of at least 1, not {table['count']}", where)
+    if "engine" in table and table["engine"] not in ENGINES:
+        raise InputError(f"engine {table['engine']!r} is not one of {', '.join(ENGINES)}", where)
+
+
+def _read(path: Path, where: str) -> str:
+    return read_text_file(str(path))  # capped, UTF-8, folders refused; names the file
+
+
+def load_batch(path: Path, out: str | None = None) -> Batch:
+    """Read and validate the whole job file before anything runs."""
+    path = Path(path)
+    text = _read(path, str(path))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", str(path)) from None
+    unknown = set(data) - {"defaults", "job"}
+    if unknown:
+        raise InputError(f"unknown top-level key {sorted(unknown)[0]!r} (expected [defaults] and [[job]])", str(path))
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict):
+        raise InputError("[defaults] must be a table", str(path))
+    _check(defaults, DEFAULT_KEYS, f"{path} [defaults]")
+    entries = data.get("job", [])
+    if not isinstance(entries, list):
+        raise InputError("job must be written [[job]] (a list of tables)", str(path))
+    if not entries:
+        raise InputError("no [[job]] entries", str(path))
+    base = path.resolve().parent
+    folder = Path(out) if out else (base / defaults["out"] if "out" in defaults else Path("results"))
+    check_writable_folder(str(folder), "--out" if out else f"{path} [defaults] out")
+    jobs: list[Job] = []
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            raise InputError(f"job #{number} must be a table ([[job]] with keys), not {type(entry).__name__}", str(path))
+        jobs.extend(_load_job(entry, number, defaults, base, path))
+    names = [job.name for job in jobs]
+    duplicate = next((n for n in names if names.count(n) > 1), None)
+    if duplicate:
+        raise InputError(f"two jobs are named {duplicate!r}; give them distinct names", str(path))
+    for job in jobs:
+        job.folder = str(folder / "jobs" / job.name)
+    return Batch(jobs, folder, defaults)
+
+
+def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) -> list[Job]:
+    from smtpuzzles.run import instance_sha
+
+    label = entry.get("name") if isinstance(entry.get("name"), str) else f"#{number}"
+    where = f"{path} job {label if len(label) <= 60 else label[:57] + '...'}"
+    _check(entry, JOB_KEYS, where)
+    if "name" in entry:
+        check_job_name(entry["name"], where)
+    if "puzzle" not in entry:
+        raise InputError("missing key 'puzzle'", where)
+    if entry["puzzle"] not in puzzles.NAMES:
+        raise InputError(f"puzzle {entry['puzzle']!r} is not one of {', '.join(puzzles.NAMES)}", where)
+    module = puzzles.get(entry["puzzle"])
+    given = [k for k in ("input",) + INLINE if k in entry]
+    if len(given) > 1:
+        raise InputError(f"give one input, not {' and '.join(given)}", where)
+    count = entry.get("count")
+    mode = "unique" if entry.get("unique") else ("count" if count not in (None, False) else module.MODES[0])
+    if mode not in module.MODES:
+        raise InputError(f"{entry['puzzle']} has no {mode} mode", where)
+    if entry.get("unique") and count not in (None, False):
+        raise InputError("ask for unique or count, not both", where)
+    encoding = entry.get("encoding", module.ENCODINGS[0])
+    if encoding not in module.ENCODINGS:
+        raise InputError(f"encoding {encoding!r} is not one of {', '.join(module.ENCODINGS)}", where)
+    engine = entry.get("engine", defaults.get("engine"))
+    params = {**defaults.get("params", {}), **entry.get("params", {})}
+    # Refused here, before anything runs, rather than by the first job that builds an engine.
+    params = check_params(engine or module.DEFAULT_ENGINE, params, f"{where} params")
+    limit = entry.get("time_limit", defaults.get("time_limit"))
+    count_limit = count if isinstance(count, int) and not isinstance(count, bool) else None
+    options = {"size": entry.get("size"), "box": entry.get("box")}
+
+    inputs: list[tuple[str | None, str, str]] = []  # (text, source, name suffix)
+    if "input" in entry:
+        files = sorted(glob.glob(str(base / entry["input"])))
+        if not files:
+            raise InputError(f"input {entry['input']!r} matches no file", where)
+        for file in files:
+            if Path(file).is_dir():
+                raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
+            text = _job_file(file, where, "input")
+            inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
+    elif given:
+        key = given[0]
+        value = entry[key]
+        inputs.append((json.dumps(value) if key == "doors" else value, f"job {label} {key}", ""))
+    elif "clues" in entry or "size" in entry:
+        clues = entry.get("clues")
+        text = _job_file(str(base / clues), where, "clues") if clues else None
+        inputs.append((text, clues or "options", ""))
+    else:
+        raise InputError("missing its input (input, grid, map, doors or url)", where)
+
+    jobs = []
+    for text, source, suffix in inputs:
+        name = entry.get("name") or f"{entry['puzzle']}-{number}"
+        if suffix:
+            name = check_job_name(f"{name}-{suffix}", f"{where} (named after {source})")
+        try:
+            instance = module.load(text, source, options)  # validate now, before anything runs
+        except InputError as exc:
+            raise InputError(str(exc), where) from None
+        identity = {
+            "puzzle": module.NAME,
+            "instance_sha256": instance_sha(module.canonical(instance)),
+            "encoding": encoding,
+            "engine": engine or module.DEFAULT_ENGINE,
+            "mode": mode,
+            "limit": count_limit,
+            "params": params,
+        }
+        jobs.append(Job(name, entry["puzzle"], text, source, {**options, "count_limit": count_limit}, mode,
+                        engine, encoding, float(limit) if limit is not None else None, dict(params),
+                        identity=identity))
+    return jobs
+
+
+def _job_file(file: str, where: str, key: str) -> str:
+    try:
+        return read_text_file(file)
+    except InputError as exc:
+        raise InputError(f"{key}: {exc}", where) from None

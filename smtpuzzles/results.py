@@ -1,0 +1,93 @@
+"""`smtpuzzles results`: one row per run folder found under a folder, audited unless told not to."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from rich.console import Group
+from rich.text import Text
+
+from smtpuzzles import puzzles
+from smtpuzzles.board import answer_fields, compact_table, status_cell, value_text
+from smtpuzzles.errors import InputError
+
+
+def results_table(folder: Path, with_audit: bool = True) -> Group:
+    """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
+    start time; the full path is in `results --json`. Unreadable runs are explained below it."""
+    table = compact_table(f"runs under {folder}")
+    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=22)
+    table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=14)
+    table.add_column("status", no_wrap=True, min_width=7)
+    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=12)
+    table.add_column("s", no_wrap=True, justify="right", min_width=3)
+    table.add_column("audit", no_wrap=True, min_width=5)
+    notes = []
+    for row in collect_results(folder, with_audit):
+        verdict = row["audit"] or ""
+        shown = verdict if len(verdict) <= 10 else verdict.split(":")[0]
+        if shown != verdict:
+            notes.append(Text(f"{row['run']}: {verdict}", style="red"))
+        table.add_row(run_label(row["run"]), row["instance"], status_cell(row), value_text(row, 12),
+                      f"{row['seconds']:.1f}",
+                      Text(shown, style="green" if verdict == "clean" else "bold red"))
+    return Group(table, *notes)
+
+
+def run_label(relative: str) -> str:
+    """`jobs/NAME/PUZZLE-HASH-STAMP` as `NAME HHMMSS`; a bare run folder as `PUZZLE HHMMSS`."""
+    parts = Path(relative).parts
+    name = parts[-1]
+    pieces = name.split("-")
+    # PUZZLE-HASH10-YYYYmmdd-HHMMSS[-n]: the time of day (and the tie-break) tell runs of one job apart
+    stamp = "-".join(pieces[3:]) if len(pieces) >= 4 and pieces[2].isdigit() else name
+    owner = [p for p in parts[:-1] if p != "jobs"]
+    head = "/".join(owner) if owner else pieces[0]
+    return f"{head} {stamp}"
+
+
+def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
+    """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
+    from smtpuzzles.audit import audit
+    from smtpuzzles.errors import LedgerError
+
+    if not folder.exists():
+        raise InputError("no such folder", str(folder))
+    if not folder.is_dir():
+        raise InputError("is a file, not a folder of runs", str(folder))
+    rows = []
+    for run_json in sorted(folder.rglob("run.json")):
+        run_dir = run_json.parent
+        row = {"run": os.path.relpath(run_dir, folder), "puzzle": "?", "instance": "", "status": "unreadable",
+               "value": None, "count": None, "count_complete": None, "unique": None, "seconds": 0.0, "audit": None}
+        rows.append(row)
+        try:
+            run = json.loads(run_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(run, dict):
+            continue
+        steps = run_dir / "steps.jsonl"
+        try:
+            for line in steps.read_bytes().splitlines() if steps.exists() else []:
+                row["seconds"] += float(json.loads(line).get("seconds", 0.0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass  # the audit below names what is wrong with the file
+        row.update(puzzle=str(run.get("puzzle", "?")), instance=_describe(run), status=str(run.get("status", "?")),
+                   value=run.get("value"), **answer_fields(run))
+        if with_audit:
+            try:
+                row["audit"] = "clean" if audit(run_dir).ok else "FAILED"
+            except LedgerError as exc:
+                row["audit"] = f"unreadable: {exc}"
+    return rows
+
+
+def _describe(run: dict) -> str:
+    try:
+        module = puzzles.get(run.get("puzzle", "?"))
+        return module.describe(module.from_canonical(run["instance"]))
+    except (InputError, KeyError, TypeError, ValueError, AttributeError):
+        return "?"
