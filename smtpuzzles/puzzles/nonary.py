@@ -22,6 +22,11 @@ DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
 PLAYERS = tuple(range(1, 10))
 START, EXIT = 0, -1
+# Measured (load, encode and write the formula): 100 doors all in one room, the worst case since every
+# door may follow every other, take 4 s and 0.76 GB (100 seeded doors over 20 rooms: 0.06 GB); 50 such
+# doors take 0.17 GB and growth is between quadratic and cubic, so 150 would pass 2 GB. Labels are
+# kept short enough to name a room in a table and a message.
+LIMITS = {"doors": 100, "label_chars": 40}
 
 
 def _groups() -> dict[int, list[tuple[int, ...]]]:
@@ -48,29 +53,51 @@ def load(text: str | None, source: str, options: dict) -> Game:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", f"{source} line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:  # an integer of thousands of digits (Python's int-conversion limit)
+        raise InputError(f"not usable JSON: {str(exc).split(';')[0]}", source) from None
+    except RecursionError:
+        raise InputError("not usable JSON: lists nested too deeply", source) from None
     return from_doors(data, source)
+
+
+def _short(value) -> str:
+    """repr() cut to a length that fits a one-line message."""
+    text = repr(value)
+    return text if len(text) <= LIMITS["label_chars"] else text[:LIMITS["label_chars"] - 3] + "..."
 
 
 def _room(value, where: str):
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise InputError(f"room label {value!r} is neither an integer nor a string", where)
+        raise InputError(f"room label {_short(value)} is neither an integer nor a string", where)
+    if len(json.dumps(value)) > LIMITS["label_chars"]:
+        raise InputError(f"room label {_short(value)} is longer than {LIMITS['label_chars']} characters", where)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate such as "\ud800": no file could record it
+            raise InputError(f"room label {_short(value)} is not valid Unicode text", where) from None
+        if not value.isprintable():
+            raise InputError(f"room label {_short(value)} holds a control character", where)
     return value
 
 
 def from_doors(data, source: str = "input") -> Game:
     if not isinstance(data, list) or not data:
         raise InputError("expected a non-empty JSON list of [door, from, to] triples", source)
+    if len(data) > LIMITS["doors"]:
+        raise InputError(f"{len(data)} doors, more than the {LIMITS['doors']} accepted", source)
     doors = []
     for i, triple in enumerate(data):
-        where = f"{source} door {i} ({json.dumps(triple)})"
+        shown = json.dumps(triple)
+        where = f"{source} door {i} ({shown if len(shown) <= 60 else shown[:57] + '...'})"
         if not isinstance(triple, list) or len(triple) != 3:
             raise InputError("a door is a [number, from, to] triple", where)
         number, origin, target = triple
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 9:
-            raise InputError(f"door number {number!r} is outside 1..9", where)
+            raise InputError(f"door number {_short(number)} is outside 1..9", where)
         origin, target = _room(origin, where), _room(target, where)
         if number == 9 and target != EXIT:
-            raise InputError(f"a door 9 must lead to the exit -1, this one leads to {target!r}", where)
+            raise InputError(f"a door 9 must lead to the exit -1, this one leads to {_short(target)}", where)
         if number != 9 and target == EXIT:
             raise InputError(f"only doors numbered 9 lead to the exit; door {number} does", where)
         if origin == EXIT:
