@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
@@ -31,46 +32,46 @@ class FolderLock:
     def __init__(self, folder: Path, what: str = "run folder"):
         self.folder = Path(folder)
         self.what = what
-        self._handle = None
+        self._fd: int | None = None
 
     def acquire(self) -> "FolderLock":
         path = self.folder / LOCK_NAME
         try:
             # Opened without truncating: the holder's pid must stay readable until we own the lock.
-            handle = open(path, "a+", encoding="utf-8")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
             raise LedgerError(f"cannot open the lock file ({exc.strerror})", str(path)) from None
         try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read(32).strip()
-            handle.close()
-            who = f"pid {holder}" if holder.isdigit() else "pid unknown"
+            holder = _holder(fd)
+            os.close(fd)
+            who = f"pid {holder}" if holder else "pid unknown"
             raise FolderBusy(f"{self.what} is in use by another process ({who})", str(self.folder)) from None
         except OSError as exc:
-            handle.close()
+            os.close(fd)
             raise LedgerError(f"cannot lock ({exc.strerror})", str(path)) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        self._handle = handle
+        # Written in place at a fixed width, never truncated to empty first, so that a second
+        # writer reading it at any moment sees the old pid or the new one.
+        record = f"{os.getpid():<10}\n".encode()
+        os.pwrite(fd, record, 0)
+        os.ftruncate(fd, len(record))
+        self._fd = fd
         return self
 
     @property
     def held(self) -> bool:
-        return self._handle is not None
+        return self._fd is not None
 
     def release(self) -> None:
         # The pid is left in the file: removing the file would let a third process lock a new
         # inode while a second still waits on the old one.
-        if self._handle is not None:
-            handle, self._handle = self._handle, None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
-                handle.close()
+                os.close(fd)
 
     def __enter__(self) -> "FolderLock":
         return self.acquire()
@@ -80,3 +81,13 @@ class FolderLock:
 
     def __del__(self) -> None:  # a writer dropped without finish(): let the next one in
         self.release()
+
+
+def _holder(fd: int) -> str:
+    """The pid the holder wrote; a holder that has only just taken the lock gets a moment."""
+    for _ in range(20):
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        if text.isdigit():
+            return text
+        time.sleep(0.005)
+    return ""
