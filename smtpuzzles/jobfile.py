@@ -97,14 +97,10 @@ def _check(table: dict, allowed: dict, where: str) -> None:
         raise InputError(f"engine {table['engine']!r} is not one of {', '.join(ENGINES)}", where)
 
 
-def _read(path: Path, where: str) -> str:
-    return read_text_file(str(path))  # capped, UTF-8, folders refused; names the file
-
-
 def load_batch(path: Path, out: str | None = None) -> Batch:
     """Read and validate the whole job file before anything runs."""
     path = Path(path)
-    text = _read(path, str(path))
+    text = read_text_file(str(path))  # capped, UTF-8, folders refused; names the file
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
