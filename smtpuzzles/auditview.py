@@ -24,7 +24,7 @@ from smtpuzzles.audit import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.errors import InputError
 
 SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
-VERDICT_STYLE = {"clean": "bold green", "FAILED": "bold red", "undecided": "bold yellow", "incomplete": "bold yellow",
+VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow", "incomplete": "bold yellow",
                  "unreadable": "bold red"}
 MARK = {True: Text("✓", style="green"), False: Text("✗", style="bold red"), None: Text("?", style="bold yellow")}
 
@@ -91,9 +91,8 @@ def verdict_line(report: Report) -> Text:
     value = _short(report.value, 30) if report.value is not None else ""
     text = Text(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
                 style=VERDICT_STYLE[report.verdict])
-    if report.unchecked_unsat and report.exit_code == 0:
-        text.append("\n(the ledger holds together; its UNSAT answer was not re-solved here: add --resolve)",
-                    style="yellow")
+    if report.verdict == "consistent":
+        text.append("\n(its UNSAT answer was taken from the ledger, not re-solved: add --resolve)", style="yellow")
     if report.missing:
         text.append(f"\n(install {', '.join(report.missing)} to finish it: pip install 'smtpuzzles[audit]')", style="")
     return text
@@ -146,19 +145,20 @@ def run_audit_command(args) -> int:
 def summary_view(rows):
     table = Table(title=f"audit of {len(rows)} run folders", title_justify="left", box=box.SIMPLE_HEAD,
                   padding=(0, 1), pad_edge=False)
-    table.add_column("run", no_wrap=True, max_width=40)
-    table.add_column("puzzle", no_wrap=True)
-    table.add_column("claim", no_wrap=True, max_width=18)
-    table.add_column("audit", no_wrap=True)
+    # Fixed widths (padding included) that add up to 76 of 80 columns; a longer folder name ends in an ellipsis.
+    table.add_column("run", no_wrap=True, overflow="ellipsis", width=34)
+    table.add_column("puzzle", no_wrap=True, width=12)
+    table.add_column("claim", no_wrap=True, width=18)
+    table.add_column("audit", no_wrap=True, width=12)
     for folder, report, error in rows:
         name = folder.resolve().name
         if report is None:
             table.add_row(name, "?", "", Text("unreadable", style=VERDICT_STYLE["unreadable"]))
         else:
             claim = f"{report.status} {_short(report.value, 16) if report.value is not None else ''}".rstrip()
-            table.add_row(name, report.puzzle, _short(claim, 18), Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
+            table.add_row(name, report.puzzle, _short(claim, 16), Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
     parts = [table]
-    if any(report is not None and report.unchecked_unsat and report.exit_code == 0 for _, report, _ in rows):
+    if any(report is not None and report.verdict == "consistent" for _, report, _ in rows):
         parts.append(Text("UNSAT answers were taken from the ledgers, not re-solved here: add --resolve",
                           style="yellow"))
     return Group(*parts)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import one_error_line, run_process
+from ledger_forge import forge_chain
 from smtpuzzles.audit import audit
 from smtpuzzles.errors import LedgerError
 
@@ -91,23 +92,6 @@ def test_tampered_ledgers_fail_audit_with_one_line(cli, tamper, what):
     assert "steps.jsonl" in line or "run.json" in line or "steps" in line
 
 
-def _forge_chain(run_dir: Path, run: dict, steps: list[dict]) -> None:
-    """Rewrite steps.jsonl and run.json with every hash recomputed, as a careful forger would."""
-    import hashlib
-
-    from smtpuzzles.ledger import canonical_json
-
-    prev, lines = run["instance_sha256"], []
-    for i, step in enumerate(steps):
-        step["prev"], step["index"] = prev, i
-        line = canonical_json(step)
-        lines.append(line)
-        prev = hashlib.sha256(line.encode()).hexdigest()
-    (run_dir / "steps.jsonl").write_text("\n".join(lines) + "\n")
-    run["last_step_sha256"], run["steps"] = prev, len(steps)
-    (run_dir / "run.json").write_text(json.dumps(run))
-
-
 def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
     """Someone who rewrites a model and recomputes every hash still meets the referee."""
     run_dir = solved_run(cli)
@@ -115,7 +99,7 @@ def test_edited_model_is_caught_by_the_referee_even_with_a_fixed_up_chain(cli):
     steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
     sat = next(s for s in steps if s["result"] == "sat")
     sat["solution"]["grid"][0][0], sat["solution"]["grid"][0][1] = sat["solution"]["grid"][0][1], sat["solution"]["grid"][0][0]
-    _forge_chain(run_dir, run, steps)
+    forge_chain(run_dir, run, steps)
     report = audit(run_dir)
     assert not report.ok
     assert any(f.section == "models" and not f.ok for f in report.findings)
@@ -130,7 +114,7 @@ def test_a_missing_closing_step_breaks_the_claim(cli):
     steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
     drop = next(i for i, s in enumerate(steps) if s["result"] == "unsat" and s["claim"]["op"] == "lex_greater")
     steps = steps[:drop] + steps[drop + 1:]
-    _forge_chain(run_dir, run, steps)
+    forge_chain(run_dir, run, steps)
     report = audit(run_dir)
     failed = [f.text for f in report.findings if f.section == "claims" and f.ok is False]
     assert failed and "no recorded UNSAT step refutes" in failed[0]
@@ -146,7 +130,7 @@ def test_position_steps_are_history_not_evidence(cli):
     drop = next(i for i, s in enumerate(steps) if s["result"] == "unsat" and s["by"] == "solver" and s["claim"]["op"] == "exceed")
     steps = steps[:drop] + steps[drop + 1:]
     run["certificate"]["step"] -= 1
-    _forge_chain(run_dir, run, steps)
+    forge_chain(run_dir, run, steps)
     report = audit(run_dir, resolve="certificate", solvers=("z3",))
     assert report.exit_code == 0, [f.text for f in report.findings]
 
