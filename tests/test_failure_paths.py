@@ -1,0 +1,538 @@
+"""Failure paths, asserted: exit statuses per command, `unknown` never `optimal`, count limits at
+the boundary, and the driver's and the ledger's refusals, each on the one fault it exists for.
+
+Exit statuses (README): 0 an answer, 1 an internal error (a model the referee rejects), 2 bad input
+(one line on stderr, nothing recorded), 3 `unknown` (a time limit), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line
+from smtpuzzles import driver as drv
+from smtpuzzles.engines import CheckResult
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.formula import CNF, Formula, lit
+from smtpuzzles.ledger import Ledger, read_json, read_steps, seal_problem
+from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
+from smtpuzzles.puzzles import nonary, tatamibari
+from test_differential import COUNTED, tatamibari_solutions
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+NONARY_02 = EXAMPLES / "nonary" / "02.json"  # the seed's [[8, 0, 1], [9, 1, -1]]: 4 escape
+
+
+def steps_of(run_dir) -> list[dict]:
+    return [json.loads(line) for line in (Path(run_dir) / "steps.jsonl").read_text().splitlines()]
+
+
+# ------------------------------------------------------------------------------------------ solve
+def test_solve_exits_0_for_each_kind_of_answer(cli):
+    assert cli.solve_json("nonary", NONARY_02, code=0)["status"] == "optimal"
+    assert cli.solve_json("tatamibari", EXAMPLES / "tatamibari" / "01.txt", code=0)["status"] == "solved"
+    assert cli.solve_json("tatamibari", "-", stdin="++\n++\n", code=0)["status"] == "infeasible"
+
+
+@pytest.mark.parametrize("puzzle,text,fragment", [
+    ("nonary", "[[8, 0, 1], [9, 1, -1]", "not valid JSON"),
+    ("tatamibari", "+*\n*\n", "line 2"),
+    ("rogue", "@g\n", "next to the monster"),
+])
+def test_solve_exits_2_on_bad_input_and_records_nothing(cli, puzzle, text, fragment):
+    out = cli.tmp_path / "runs"
+    code, stdout, err = cli("solve", puzzle, "-", "--json", "--out", out, stdin=text)
+    assert (code, stdout) == (2, "")
+    assert fragment in one_error_line(err)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_solve_exits_2_for_a_missing_file_and_an_unknown_puzzle(cli):
+    code, _, err = cli("solve", "nonary", cli.tmp_path / "nowhere.json", "--out", cli.tmp_path / "runs")
+    assert code == 2 and "nowhere.json: no such file" in one_error_line(err)
+    code, _, err = cli("solve", "chess", "-", "--out", cli.tmp_path / "runs", stdin="")
+    assert code == 2 and "chess" in one_error_line(err)
+
+
+def test_a_time_limit_gives_unknown_exit_3_and_never_optimal(cli):
+    """The 9x9 record takes about half a minute; 0.05 s per check cannot prove it."""
+    result = cli.solve_json("kingtour", "--size", 9, "--box", "3x3", "--time-limit", 0.05, code=3)
+    assert result["status"] == "unknown"
+    run_dir = Path(result["run_dir"])
+    run = read_json(run_dir / "run.json")
+    assert run["status"] == "unknown" and "certificate" not in run
+    assert not (run_dir / "certificate.smt2.gz").exists()
+    assert steps_of(run_dir)[-1]["result"] == "unknown"
+    # The picture says so too, and tells how to go on; it never says optimal.
+    code, out, _ = cli("show", run_dir)
+    assert code == 0 and "unknown" in out and "optimal" not in out
+
+
+def test_a_time_limit_without_json_prints_unknown_and_the_resume_command(cli):
+    code, out, _ = cli("solve", "kingtour", "--size", 9, "--box", "3x3", "--time-limit", 0.05, "--out", cli.tmp_path / "r")
+    assert code == 3
+    assert "unknown" in out and "optimal" not in out
+    assert "--resume" in out
+
+
+def interrupt_after(monkeypatch, checks: int):
+    """Ctrl-C arriving during solver check number `checks + 1` (in this process)."""
+    real = drv.Recorder.check
+    seen = []
+
+    def check(self, claim):
+        seen.append(claim)
+        if len(seen) > checks:
+            raise KeyboardInterrupt
+        return real(self, claim)
+
+    monkeypatch.setattr(drv.Recorder, "check", check)
+
+
+def test_ctrl_c_exits_130_interrupted_and_resumes_to_optimal(cli, monkeypatch):
+    interrupt_after(monkeypatch, 1)
+    result = cli.solve_json("nonary", NONARY_02, code=130)
+    assert result["status"] == "interrupted"
+    run_dir = Path(result["run_dir"])
+    assert read_json(run_dir / "run.json")["status"] == "interrupted"
+    assert "certificate" not in read_json(run_dir / "run.json")
+    monkeypatch.undo()
+    code, out, err = cli("solve", "nonary", "--resume", run_dir, "--json")
+    assert code == 0, err
+    assert (json.loads(out)["status"], json.loads(out)["value"]) == ("optimal", 4)
+
+
+def test_ctrl_c_before_any_check_exits_130_with_one_line(cli, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(nonary, "load", interrupted)
+    code, out, err = cli("solve", "nonary", NONARY_02, "--out", cli.tmp_path / "runs")
+    assert code == 130 and one_error_line(err) == "smtpuzzles: interrupted"
+
+
+def test_a_model_the_referee_rejects_exits_1_and_is_never_an_answer(cli, monkeypatch):
+    monkeypatch.setattr(nonary, "referee", lambda game, solution: ["forced rejection"])
+    code, out, err = cli("solve", "nonary", NONARY_02, "--json", "--out", cli.tmp_path / "runs")
+    assert code == 1 and out == ""
+    line = one_error_line(err)
+    assert "internal error" in line and "forced rejection" in line
+    for run_json in (cli.tmp_path / "runs").glob("*/run.json"):
+        assert read_json(run_json)["status"] not in ("optimal", "solved", "infeasible")
+
+
+# ------------------------------------------------------------------------------------ count limits
+BOARD = "??*\n*??\n?*?\n"  # four solutions, by the brute force of test_differential.py
+
+
+@pytest.mark.parametrize("limit,count,complete", [(3, 3, False), (4, 4, False), (5, 4, True), (1, 1, False)])
+def test_count_limit_at_the_boundary(cli, limit, count, complete):
+    """A limit stops the search once it holds `limit` solutions, without asking for one more: at
+    the true count the count is right but not known to be complete; one above, it is proved."""
+    assert len(tatamibari_solutions(BOARD.split())) == COUNTED[BOARD] == 4
+    result = cli.solve_json("tatamibari", "-", "--count", limit, stdin=BOARD, code=0)
+    assert (result["count"], result["count_complete"]) == (count, complete)
+    steps = steps_of(result["run_dir"])
+    assert len(steps) == count + complete  # one check per solution, plus the refuting one
+    assert (steps[-1]["result"] == "unsat") is complete
+
+
+def test_count_without_a_limit_is_complete(cli):
+    result = cli.solve_json("tatamibari", "-", "--count", stdin=BOARD, code=0)
+    assert (result["count"], result["count_complete"]) == (4, True)
+    result = cli.solve_json("tatamibari", "-", "--count", stdin="++\n++\n", code=0)
+    assert (result["status"], result["count"], result["count_complete"]) == ("infeasible", 0, True)
+
+
+# ------------------------------------------------------------------------------- show and convert
+def test_show_exits_0_on_a_run_and_2_on_anything_else(cli, tmp_path):
+    run_dir = Path(cli.solve_json("nonary", NONARY_02)["run_dir"])
+    code, out, _ = cli("show", run_dir)
+    assert code == 0 and "optimal" in out
+    code, _, err = cli("show", tmp_path)  # a folder, but no run
+    assert code == 2 and "no run.json" in one_error_line(err)
+    (run_dir / "run.json").write_text('{"puzzle": ')
+    code, _, err = cli("show", run_dir)
+    assert code == 2 and "run.json: not valid JSON" in one_error_line(err)
+
+
+def test_convert_exits_0_both_ways_and_2_on_bad_input(cli, tmp_path):
+    url = "https://puzz.link/p?tatamibari/3/3/1g2h3i"
+    code, grid, _ = cli("convert", url)
+    assert code == 0 and grid.split() == ["|*-", "**+", "***"]
+    assert cli("convert", url[:-1])[1] == grid  # puzz.link may leave trailing empty cells out
+    path = tmp_path / "g.txt"
+    path.write_text(grid)
+    code, out, _ = cli("convert", path)
+    assert (code, out.strip()) == (0, url)
+    for bad, fragment in ((url + "!", "not a puzz.link tatamibari URL"), (tmp_path / "none.txt", "no such file")):
+        code, out, err = cli("convert", bad)
+        assert code == 2 and out == "" and fragment in one_error_line(err)
+    path.write_text("|x\n**\n")
+    code, _, err = cli("convert", path)
+    assert code == 2 and "line 1 column 2: unknown symbol 'x'" in one_error_line(err)
+
+
+def test_export_exits_0_and_writes_every_canonical_instance(cli, tmp_path):
+    code, out, _ = cli("export", "--out", tmp_path / "enc")
+    assert code == 0
+    written = sorted(p.relative_to(tmp_path / "enc").as_posix() for p in (tmp_path / "enc").rglob("*.smt2"))
+    assert "nonary/02.smt2" in written and "tatamibari/05.smt2" in written and "rogue/11.smt2" in written
+    assert {"kingtour/4x4-onehot.smt2", "kingtour/6x6-posted.smt2"} <= set(written)
+    for name in written:
+        text = (tmp_path / "enc" / name).read_text()
+        assert text.rstrip().endswith("(check-sat)") and "(assert" in text
+    assert len(out.splitlines()) == len(written)
+
+
+# ------------------------------------------------------------------------------------------ driver
+class Scripted:
+    """An engine that answers each check with the next scripted answer: (status, model or None)."""
+
+    name, version = "scripted", "0"
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.params: dict = {}
+        self.asked: list = []
+        self.hints: list = []
+
+    def check(self, terms, timeout):
+        self.asked.append((terms, timeout))
+        status, model = self.script.pop(0)
+        if status == "unsat":
+            return CheckResult("unsat", core=[0])
+        if status == "unknown":
+            return CheckResult("unknown", reason="timeout")
+        return CheckResult("sat", model=model, stats={"conflicts": 1})
+
+    def hint(self, model):
+        self.hints.append(model)
+
+    def guide(self, guess):
+        pass
+
+
+def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", limit=None, time_limit=None, replay=None):
+    """(outcome, recorded steps, engine) of the driver on a scripted engine. Models are the
+    solutions themselves; a solution's value is its "v"."""
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
+    engine = Scripted(script)
+    steps: list[dict] = []
+
+    def record(step):
+        steps.append({"index": len(steps), **step})
+        return steps[-1]
+
+    rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], referee, record, replay=replay, time_limit=time_limit)
+    return drv.run_objective(rec, mode, limit), steps, engine
+
+
+def at_least(k):
+    return lit(f"ge{k}")
+
+
+def climb(*, descend=False, upper=None):
+    return IntMax(at_least, upper=upper, descend=descend)
+
+
+def sat(v, **more):
+    return ("sat", {"v": v, **more})
+
+
+def claims(steps):
+    return [s["claim"] for s in steps]
+
+
+def test_first_check_unknown_or_unsat():
+    outcome, steps, _ = run_scripted(climb(), [("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.solution, outcome.certificate) == ("unknown", None, None, None)
+    assert steps[0]["reason"] == "timeout" and "core" not in steps[0]
+    outcome, steps, _ = run_scripted(climb(), [("unsat", None)])
+    assert outcome.status == "infeasible" and outcome.certificate == {"claim": {"op": "first"}}
+    assert steps[0]["core"] == [0]
+
+
+def test_climb_to_optimal_records_each_step():
+    outcome, steps, engine = run_scripted(climb(), [sat(1), sat(2), ("unsat", None)], time_limit=7.0)
+    assert (outcome.status, outcome.value, outcome.solution) == ("optimal", 2, {"v": 2})
+    assert outcome.certificate == {"claim": {"op": "at_least", "k": 3}}
+    assert claims(steps) == [{"op": "first"}, {"op": "at_least", "k": 2}, {"op": "at_least", "k": 3}]
+    assert [s["result"] for s in steps] == ["sat", "sat", "unsat"]
+    first = steps[0]
+    assert first["by"] == "solver" and first["engine"] == "scripted" and first["solution"] == {"v": 1}
+    assert first["value"] == 1 and first["stats"] == {"conflicts": 1} and first["words"] == "there is a solution"
+    assert steps[1]["assumptions"] == ["ge2"] and first["assumptions"] == []
+    assert [t for _, t in engine.asked] == [7.0, 7.0, 7.0]  # the limit reaches every check
+    assert engine.hints == [{"v": 1}, {"v": 2}]  # each model is handed back as a phase hint
+
+
+def test_a_climb_that_jumps_goes_on_from_the_better_value():
+    outcome, steps, _ = run_scripted(climb(), [sat(1), sat(3), ("unsat", None)])
+    assert (outcome.status, outcome.value) == ("optimal", 3)
+    assert claims(steps)[-1] == {"op": "at_least", "k": 4}
+
+
+def test_unknown_in_a_climb_keeps_the_best_and_claims_nothing():
+    outcome, steps, _ = run_scripted(climb(), [sat(1), sat(2), ("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.solution, outcome.certificate) == ("unknown", 2, {"v": 2}, None)
+
+
+def test_a_model_below_the_bound_asked_is_refused():
+    with pytest.raises(drv.RefereeRejected, match="worth 1, the check asked for at least 2"):
+        run_scripted(climb(), [sat(1), sat(1)])
+
+
+def test_a_model_the_referee_rejects_is_refused_with_its_problems():
+    with pytest.raises(drv.RefereeRejected, match="breaks the rules: bad cell; bad door"):
+        run_scripted(climb(), [sat(1)], referee=lambda s: ["bad cell", "bad door", "third", "fourth"])
+
+
+def test_descent_from_the_ceiling():
+    # 3 and 2 refuted, 1 satisfied: optimal 1, proved by the step at 2, no climb needed
+    outcome, steps, _ = run_scripted(climb(descend=True, upper=3), [sat(0), ("unsat", None), ("unsat", None), sat(1)])
+    assert (outcome.status, outcome.value) == ("optimal", 1)
+    assert outcome.certificate == {"claim": {"op": "at_least", "k": 2}}
+    assert [c.get("k") for c in claims(steps)] == [None, 3, 2, 1]
+
+
+def test_descent_that_meets_the_ceiling_then_climbs():
+    outcome, steps, _ = run_scripted(climb(descend=True, upper=3), [sat(0), sat(3), ("unsat", None)])
+    assert (outcome.status, outcome.value) == ("optimal", 3)
+    assert [c.get("k") for c in claims(steps)] == [None, 3, 4]
+
+
+def test_descent_down_to_the_first_value():
+    # everything above the first model refuted: its value is optimal, certified at best + 1
+    outcome, steps, _ = run_scripted(climb(descend=True, upper=3), [sat(1), ("unsat", None), ("unsat", None)])
+    assert (outcome.status, outcome.value, outcome.solution) == ("optimal", 1, {"v": 1})
+    assert outcome.certificate == {"claim": {"op": "at_least", "k": 2}}
+    assert len(steps) == 3
+
+
+def test_descent_stopped_by_a_time_limit():
+    outcome, _, _ = run_scripted(climb(descend=True, upper=3), [sat(1), ("unsat", None), ("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.certificate) == ("unknown", 1, None)
+
+
+def test_descent_refuses_a_model_above_a_refuted_bound():
+    with pytest.raises(drv.RefereeRejected, match="worth 3, yet at least 3 was refuted"):
+        run_scripted(climb(descend=True, upper=3), [sat(0), ("unsat", None), sat(3)])
+
+
+def lex(length=2, domain=(1, 2, 3), multiplicity=None):
+    return LexMax(length, domain, lambda i, d: lit(f"g{i}_{d}"), lambda i, d: lit(f"e{i}_{d}"), multiplicity)
+
+
+def test_lexicographic_maximum_position_by_position():
+    script = [sat([1, 1]), sat([2, 1]), ("unsat", None), ("unsat", None), ("unsat", None)]
+    outcome, steps, _ = run_scripted(lex(), script)
+    assert (outcome.status, outcome.value) == ("optimal", [2, 1])
+    assert outcome.extra == {"proved_digits": 2}
+    assert claims(steps)[1:] == [
+        {"op": "exceed", "prefix": [], "pos": 0, "than": 1},
+        {"op": "exceed", "prefix": [], "pos": 0, "than": 2},
+        {"op": "exceed", "prefix": [2], "pos": 1, "than": 1},
+        {"op": "lex_greater", "best": [2, 1]},
+    ]
+    assert outcome.certificate == {"claim": {"op": "lex_greater", "best": [2, 1]}}
+    assert steps[3]["assumptions"] == ["e0_2", "g1_1"]
+
+
+def test_lexicographic_positions_at_the_top_need_no_solver():
+    """Without counts, only the domain's largest value closes a position by the bound."""
+    outcome, steps, engine = run_scripted(lex(), [sat([3, 3]), ("unsat", None)])
+    assert (outcome.status, outcome.value) == ("optimal", [3, 3])
+    assert [s["by"] for s in steps] == ["solver", "bound", "bound", "solver"]
+    assert all(s["result"] == "unsat" and "largest value" in s["reason"] for s in steps[1:3])
+    assert len(engine.asked) == 2
+
+
+def test_lexicographic_bound_counts_the_copies_left():
+    """Each value once: after the prefix [3], 2 is the largest value left, so a 2 there is closed
+    by the bound, and a 1 is not."""
+    m = {1: 1, 2: 1, 3: 1}
+    outcome, steps, _ = run_scripted(lex(3, multiplicity=m), [sat([3, 1, 2]), sat([3, 2, 1]), ("unsat", None)])
+    assert (outcome.status, outcome.value) == ("optimal", [3, 2, 1])
+    assert [(s["by"], s["claim"]["op"]) for s in steps] == [
+        ("solver", "first"), ("bound", "exceed"), ("solver", "exceed"), ("bound", "exceed"), ("bound", "exceed"),
+        ("solver", "lex_greater")]
+    assert steps[2]["claim"] == {"op": "exceed", "prefix": [3], "pos": 1, "than": 1}
+
+
+def test_lexicographic_unknown_keeps_the_digits_proved():
+    outcome, _, _ = run_scripted(lex(), [sat([1, 1]), ("unsat", None), ("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.extra) == ("unknown", [1, 1], {"proved_digits": 1})
+    assert outcome.certificate is None
+    outcome, _, _ = run_scripted(lex(), [sat([2, 2]), ("unsat", None), ("unsat", None), ("unknown", None)])
+    assert (outcome.status, outcome.extra, outcome.certificate) == ("unknown", {"proved_digits": 2}, None)
+
+
+def test_lexicographic_refusals():
+    with pytest.raises(drv.RefereeRejected, match="does not meet the claim at position 1"):
+        run_scripted(lex(), [sat([2, 1]), sat([2, 3])])  # asked for more than 2 at position 1
+    with pytest.raises(drv.RefereeRejected, match="does not meet the claim at position 2"):
+        run_scripted(lex(), [sat([2, 1]), ("unsat", None), sat([1, 3])])  # the prefix 2 not kept
+    with pytest.raises(drv.RefereeRejected, match="closing certificate found a better vector"):
+        run_scripted(lex(), [sat([2, 2]), ("unsat", None), ("unsat", None), sat([3, 3])])
+
+
+def block():
+    return Satisfy(lambda s: lit(f"not_{s['v']}"))
+
+
+def test_satisfy_modes():
+    outcome, steps, _ = run_scripted(block(), [sat(1)], mode="solve")
+    assert (outcome.status, outcome.value, len(steps)) == ("solved", 1, 1)
+    outcome, steps, _ = run_scripted(block(), [sat(1), ("unsat", None)], mode="unique")
+    assert outcome.extra == {"unique": True} and outcome.certificate == {"claim": claims(steps)[1]}
+    assert claims(steps)[1] == {"op": "block", "solutions": [{"v": 1}]} and steps[1]["assumptions"] == ["not_1"]
+    outcome, steps, _ = run_scripted(block(), [sat(1), sat(2)], mode="unique")
+    assert outcome.extra == {"unique": False, "other": {"v": 2}} and outcome.certificate is None
+    assert (outcome.status, outcome.solution) == ("solved", {"v": 1})
+
+
+def test_counting_with_and_without_a_limit():
+    outcome, steps, _ = run_scripted(block(), [sat(1), sat(2), ("unsat", None)], mode="count")
+    assert outcome.extra == {"count": 2, "count_complete": True}
+    assert claims(steps)[-1] == {"op": "block", "solutions": [{"v": 1}, {"v": 2}]}
+    outcome, steps, _ = run_scripted(block(), [sat(1), sat(2)], mode="count", limit=2)
+    assert outcome.extra == {"count": 2, "count_complete": False} and len(steps) == 2
+    outcome, steps, _ = run_scripted(block(), [sat(1), sat(2), sat(3), ("unsat", None)], mode="count", limit=4)
+    assert outcome.extra == {"count": 3, "count_complete": True}
+    outcome, _, _ = run_scripted(block(), [sat(1), ("unknown", None)], mode="count")
+    assert (outcome.status, outcome.extra) == ("unknown", {"count": 1})
+
+
+def test_replayed_steps_are_not_asked_again_and_must_match():
+    outcome, steps, _ = run_scripted(climb(), [sat(1), sat(2), ("unsat", None)])
+    # The same run replayed from its record: the engine is never built.
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model))
+
+    def no_engine():
+        raise AssertionError("a fully replayed run must not start a solver")
+
+    seen = []
+    rec = drv.Recorder(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: pytest.fail("recorded again"),
+                       replay=steps, on_step=seen.append)
+    again = drv.run_objective(rec)
+    assert (again.status, again.value, again.certificate) == ("optimal", 2, outcome.certificate)
+    assert seen == steps and rec.checks == 0
+    # A record that asked something else is refused, naming the step.
+    changed = [dict(s) for s in steps]
+    changed[1] = dict(changed[1], claim={"op": "at_least", "k": 5})
+    rec = drv.Recorder(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: s, replay=changed)
+    with pytest.raises(drv.ResumeMismatch, match="step 1 asked"):
+        drv.run_objective(rec)
+
+
+def test_unknown_steps_in_a_record_are_asked_again():
+    outcome, steps, _ = run_scripted(climb(), [sat(1), ("unknown", None)])
+    assert outcome.status == "unknown"
+    outcome, more, engine = run_scripted(climb(), [("unsat", None)], replay=steps)
+    assert (outcome.status, outcome.value) == ("optimal", 1)
+    assert len(engine.asked) == 1 and more[0]["claim"] == {"op": "at_least", "k": 2}
+
+
+# ------------------------------------------------------------------------------------------ ledger
+HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "ab" * 32}
+
+
+def new_ledger(tmp_path, steps=3, finish="optimal") -> Ledger:
+    ledger = Ledger.create(tmp_path / "runs", dict(HEADER), "input", "(check-sat)\n")
+    for i in range(steps):
+        ledger.append({"claim": {"op": "at_least", "k": i}, "result": "sat" if i < steps - 1 else "unsat"})
+    if finish:
+        ledger.finish(finish, steps - 1)
+    return ledger
+
+
+def test_a_new_ledger_chains_its_steps_from_the_instance_hash(tmp_path):
+    ledger = new_ledger(tmp_path)
+    run = read_json(ledger.dir / "run.json")
+    assert run["status"] == "optimal" and run["steps"] == 3 and run["value"] == 2
+    read = read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert read.problems == [] and not read.torn_tail and len(read.steps) == 3
+    assert read.steps[0]["prev"] == HEADER["instance_sha256"] and run["last_step_sha256"] == read.last_hash
+    assert ledger.refuting_step({"op": "at_least", "k": 2}) == 2
+    assert (ledger.dir / "input.txt").read_text() == "input"
+    assert seal_problem(run, read) is None
+
+
+def test_a_second_run_of_the_same_instance_gets_its_own_folder(tmp_path):
+    first, second = new_ledger(tmp_path), new_ledger(tmp_path)
+    assert first.dir != second.dir and first.dir.parent == second.dir.parent
+    assert len(read_steps(first.dir, HEADER["instance_sha256"]).steps) == 3
+
+
+@pytest.mark.parametrize("damage,fragment", [
+    (lambda lines: lines[:1] + lines[2:], "line 2: hash chain broken"),
+    (lambda lines: [lines[1], lines[0]] + lines[2:], "line 1: hash chain broken"),
+    (lambda lines: lines[:1] + [lines[1].replace('"k":1', '"k":7')] + lines[2:], "line 3: hash chain broken"),
+    (lambda lines: lines[:1] + ["{not json"] + lines[2:], "line 2: not valid JSON"),
+])
+def test_read_steps_names_the_damaged_line(tmp_path, damage, fragment):
+    ledger = new_ledger(tmp_path)
+    path = ledger.dir / "steps.jsonl"
+    path.write_text("\n".join(damage(path.read_text().splitlines())) + "\n")
+    problems = read_steps(ledger.dir, HEADER["instance_sha256"]).problems
+    assert problems and fragment in problems[0]
+
+
+def test_a_wrong_step_index_is_named(tmp_path):
+    ledger = new_ledger(tmp_path, finish=None)
+    ledger.append({"index": 7, "claim": {"op": "first"}, "result": "sat"})  # an index given by hand
+    ledger.finish("unknown", None)
+    problems = read_steps(ledger.dir, HEADER["instance_sha256"]).problems
+    assert problems == ["steps.jsonl line 4: step index 7 where 3 was due"]
+
+
+def test_a_finished_ledger_seals_its_length(tmp_path):
+    ledger = new_ledger(tmp_path, finish="unknown")
+    path = ledger.dir / "steps.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-1]) + "\n")  # the last step cut off: the chain itself is intact
+    run = read_json(ledger.dir / "run.json")
+    read = read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert read.problems == []
+    assert "run.json seals 3 steps but the file holds 2" in seal_problem(run, read)
+    with pytest.raises(LedgerError, match="refusing to resume a tampered ledger"):
+        Ledger.resume(ledger.dir)
+    assert path.read_text().splitlines() == lines[:-1]  # nothing touched
+
+
+def test_a_killed_run_resumes_without_its_torn_line(tmp_path):
+    ledger = new_ledger(tmp_path, finish=None)
+    ledger._steps.write(b'{"index":3,"prev":"')  # a kill in the middle of writing a line
+    ledger._steps.flush()
+    ledger.close()
+    read = read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert read.torn_tail and read.problems == [] and len(read.steps) == 3
+    assert seal_problem(read_json(ledger.dir / "run.json"), read) is None  # `running`: nothing sealed
+    again, steps = Ledger.resume(ledger.dir)
+    assert len(steps) == 3 and again.previous == ("running", None)
+    assert (ledger.dir / "steps.jsonl").read_bytes().endswith(b"}\n")
+    step = again.append({"claim": {"op": "first"}, "result": "unsat"})
+    assert step["index"] == 3 and step["prev"] == read.last_hash
+    again.finish("optimal", 2)
+    assert read_steps(ledger.dir, HEADER["instance_sha256"]).problems == []
+    assert read_json(ledger.dir / "run.json")["resumed"]
+
+
+def test_a_finished_run_is_not_resumed(tmp_path):
+    ledger = new_ledger(tmp_path, finish="optimal")
+    with pytest.raises(LedgerError, match="already finished"):
+        Ledger.resume(ledger.dir)
+
+
+def test_unreadable_run_json_is_one_ledger_error(tmp_path):
+    with pytest.raises(LedgerError, match="file is missing"):
+        read_json(tmp_path / "run.json")
+    (tmp_path / "run.json").write_text("[1,")
+    with pytest.raises(LedgerError, match="not valid JSON"):
+        read_json(tmp_path / "run.json")
