@@ -247,17 +247,15 @@ def cmd_audit(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from smtpuzzles.ledger import read_json, read_steps, header_genesis
+    from smtpuzzles.audit import Rules
+    from smtpuzzles.run import recorded_instance
+    from smtpuzzles.runfolder import open_run
 
-    run_dir = Path(args.run_dir)
-    if not (run_dir / "run.json").exists():
-        raise InputError("not a run folder (no run.json)", str(run_dir))
-    run = read_json(run_dir / "run.json")
-    module = puzzles.get(run.get("puzzle", "?"))
-    instance = module.from_canonical(run["instance"])
-    steps = read_steps(run_dir, header_genesis(run)).steps
+    folder = open_run(Path(args.run_dir))  # checked like the audit reads it: schema, caps, chain
+    run, steps = folder.run, folder.steps
+    module, instance = recorded_instance(run, str(folder.path / "run.json"))
     console = Console(record=bool(args.svg))
-    counts = {}
+    counts: dict[str, int] = {}
     for s in steps:
         counts[s["result"]] = counts.get(s["result"], 0) + 1
     seconds = sum(s.get("seconds", 0) for s in steps)
@@ -266,13 +264,17 @@ def cmd_show(args) -> int:
               ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
               ("steps", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"),
               ("solver time", f"{seconds:.1f}s"), ("started", run.get("started")), ("ended", run.get("ended") or "—")]
-    console.print(summary_panel(f"{run['puzzle']} run {run_dir.name}", fields, run["status"]))
-    if (run_dir / "solution.json").exists():
-        saved = read_json(run_dir / "solution.json")
-        proved = None
-        if run.get("objective") == "lex":
-            proved = max([s["claim"]["pos"] + 1 for s in steps if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
-        console.print(module.render(instance, saved["solution"], proved))
+    console.print(summary_panel(f"{run['puzzle']} run {folder.path.name}", fields, run["status"]))
+    if folder.solution is not None:
+        # Only a solution that passes the referee is drawn: a folder is anyone's data.
+        problems, _ = Rules(module, instance).judge(folder.solution, str(folder.path / "solution.json"))
+        if problems:
+            console.print(Text(f"solution.json breaks the rules: {problems[0]}", style="bold red"))
+        else:
+            proved = None
+            if run.get("objective") == "lex":
+                proved = max([s["claim"]["pos"] + 1 for s in steps if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
+            console.print(module.render(instance, folder.solution, proved))
     if args.svg:
         console.save_svg(args.svg, title=f"smtpuzzles {run['puzzle']}")
     return 0
@@ -281,20 +283,17 @@ def cmd_show(args) -> int:
 def cmd_export(args) -> int:
     from smtpuzzles.export import export_all
 
-    written = export_all(Path(args.out))
-    console = Console()
+    written = export_all(check_writable_folder(args.out, "--out"))
     for path in written:
-        console.print(f"wrote {path}")
+        print(f"wrote {path}")
     return 0
 
 
 def cmd_convert(args) -> int:
     from smtpuzzles.puzzles import tatamibari
 
-    text = args.input
-    if not text.startswith(("http://", "https://")):
-        text, _ = read_input(args.input)
-    print(tatamibari.convert(text.strip() if text.startswith("http") else text, args.input))
+    text, source = read_input(args.input)
+    print(tatamibari.convert(text, source))
     return 0
 
 
