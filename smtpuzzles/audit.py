@@ -413,7 +413,7 @@ def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, 
         return answer, seconds
 
     if scheduler:
-        from smtpuzzles.batch import dask_client
+        from smtpuzzles.cluster import dask_client
 
         client = dask_client(scheduler)
         for label, _, solver in work:
