@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from conftest import one_error_line
-from smtpuzzles.batch import collect_results, load_batch, results_table, summary_table
+from smtpuzzles.batch import collect_results, load_batch, results_table, run_batch, run_batch_cli, summary_table
 from smtpuzzles.board import ProgressBoard
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
@@ -52,6 +52,15 @@ def test_a_name_made_from_a_file_name_is_checked_too(cli, tmp_path):
     line = one_error_line(err)
     assert code == 2 and "job r" in line and "'r-two words'" in line and "two words.txt" in line
     assert not (tmp_path / "out").exists()
+
+
+def test_the_split_keeps_the_batch_names_importable():
+    from smtpuzzles import cluster
+
+    assert callable(run_batch) and callable(run_batch_cli)
+    from smtpuzzles.batch import dask_client
+
+    assert dask_client is cluster.dask_client
 
 
 def test_longest_plain_name_is_accepted(tmp_path):
@@ -162,6 +171,7 @@ def bad_file(tmp_path: Path) -> None:
     ('[[job]]\nname = "q"\npuzzle = "rogue"\nmap = "@$"\nparams = { speed = 3 }\n', "job q params"),
     ('[[job]]\nname = "e"\npuzzle = "rogue"\nmap = "@$"\nengine = "cplex"\n', "job e: engine 'cplex'"),
     ('[[job]]\nname = "x"\npuzzle = "rogue"\nmap = "@$"\nencoding = "posted"\n', "job x: encoding 'posted'"),
+    ('[[job]]\nname = "b"\npuzzle = "tatamibari"\ngrid = "+"\nunique = true\ncount = true\n', "job b: ask for unique or count"),
 ])
 def test_loading_problems_are_one_line_naming_job_and_key(cli, tmp_path, body, fragment):
     bad_file(tmp_path)
