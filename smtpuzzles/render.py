@@ -1,11 +1,18 @@
-"""Shared rich helpers: boxed grids, colour ramps, summaries. Puzzles build their pictures from these."""
+"""Shared rich helpers: boxed grids, colour ramps, summaries. Puzzles build their pictures from these.
+
+Pictures are laid out for an 80-column terminal whatever the terminal's real width, so that the same
+run always looks the same; saved SVGs are drawn at the width their content needs (`save_svg`).
+"""
 
 from __future__ import annotations
 
+import io
+import math
 from typing import Callable, Sequence
 
 from rich.color import Color
-from rich.console import Group
+from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.style import Style
 from rich.table import Table
@@ -15,6 +22,61 @@ STATUS_STYLE = {
     "optimal": "bold green", "solved": "bold green", "infeasible": "bold yellow",
     "unknown": "bold red", "interrupted": "bold red", "running": "bold cyan", "failed": "bold red",
 }
+WIDTH = 80  # the terminal width every picture is laid out for
+
+
+def content_width(renderable) -> int:
+    """Columns the renderable needs when nothing forces it to wrap."""
+    console = Console(width=100_000, file=io.StringIO(), color_system=None)
+    return Measurement.get(console, console.options, renderable).maximum
+
+
+def print_all(console: Console, renderables: Sequence) -> None:
+    """Print in order. A Text marked no_wrap (a map wider than the terminal, a command to copy) keeps
+    its lines whole: rich's print would otherwise re-flow it (it joins texts into a new Text that
+    forgets no_wrap) and crop it at the console's width."""
+    for renderable in renderables:
+        if isinstance(renderable, Text) and renderable.no_wrap:
+            console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
+        else:
+            console.print(renderable)
+
+
+def pipe_console() -> Console:
+    """A console for stdout that raises BrokenPipeError when the reader goes away (rich's own
+    handling exits with status 1), so the command can still save its files and exit as it should."""
+    console = Console()
+
+    def broken_pipe() -> None:
+        raise BrokenPipeError
+
+    console.on_broken_pipe = broken_pipe
+    return console
+
+
+def save_svg(renderables: Sequence, path: str, title: str) -> None:
+    """The renderables as an SVG drawn at their own width (never the terminal's: no "…" cut-offs)."""
+    width = max([content_width(r) for r in renderables] + [20])
+    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=True, color_system="truecolor")
+    print_all(console, renderables)
+    console.save_svg(path, title=title)
+
+
+def group_lines(text: str, group: int, width: int) -> list[str]:
+    """A long word cut into groups of `group` characters, the same number of groups on every line
+    (the most that fit in `width` and divide the groups evenly), so rows of a board line up."""
+    groups = [text[i:i + group] for i in range(0, len(text), group)]
+    if len(text) <= width:
+        return [" ".join(groups)] if len(" ".join(groups)) <= width else [text]
+    fit = max(1, (width + 1) // (group + 1))
+    per_line = max(k for k in range(1, fit + 1) if len(groups) % k == 0 or k == 1)
+    return [" ".join(groups[i:i + per_line]) for i in range(0, len(groups), per_line)]
+
+
+def digit_group(length: int) -> int:
+    """A King's-tour number of N*N digits reads in groups of N; anything else in groups of 10."""
+    root = math.isqrt(length)
+    return root if root * root == length and root > 1 else 10
 
 
 def ramp(fraction: float) -> Style:
@@ -59,11 +121,20 @@ def side_by_side(*renderables) -> Table:
 
 
 def summary_panel(title: str, fields: Sequence[tuple[str, object]], status: str | None = None) -> Panel:
+    """Key-value lines in a panel at most WIDTH wide: a long unbroken value (a King's-tour number) is
+    cut into groups; anything else too long folds onto further lines instead of ending in "…"."""
+    keys = max([len(str(key)) for key, _ in fields] + [1])
+    room = WIDTH - 4 - 2 - keys  # borders and padding, the gap, the key column
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
     for key, value in fields:
-        table.add_row(key, value if isinstance(value, Text) else Text(str(value)))
+        if not isinstance(value, Text):
+            value = str(value)
+            if len(value) > room and "\n" not in value and " " not in value and value.isalnum():
+                value = "\n".join(group_lines(value, digit_group(len(value)), room))
+            value = Text(value)
+        table.add_row(key, value)
     return Panel(table, title=title, border_style=STATUS_STYLE.get(status or "", "blue"), expand=False)
 
 
@@ -87,21 +158,31 @@ def kingtour_view(board, solution: dict, digits: Sequence[int], proved: int | No
         t = tour[r][c]
         return Text(f"{t:>{len(str(total))}}", style=ramp((t - 1) / max(total - 1, 1)))
 
-    sudoku = boxed_grid(n, n, digit_cell, board.box_rows, board.box_cols, 1)
-    walk = boxed_grid(n, n, tour_cell, board.box_rows, board.box_cols, len(str(total)))
-    return Group(side_by_side(Panel(sudoku, title="Sudoku", expand=False), Panel(walk, title="King's tour", expand=False)),
-                 number_text(digits, proved))
+    sudoku = Panel(boxed_grid(n, n, digit_cell, board.box_rows, board.box_cols, 1), title="Sudoku", expand=False)
+    walk = Panel(boxed_grid(n, n, tour_cell, board.box_rows, board.box_cols, len(str(total))), title="King's tour", expand=False)
+    pair = side_by_side(sudoku, walk)
+    boards = pair if content_width(pair) <= WIDTH else Group(sudoku, walk)  # one above the other
+    return Group(boards, number_text(digits, proved))
 
 
 def number_text(digits: Sequence[int], proved: int | None) -> Text:
-    """The number read along the tour; the proved prefix bright, the rest dim."""
+    """The number read along the tour, in groups of a board row's length under a heading line (81
+    digits do not fit one 80-column line); the proved prefix bright, the rest dim."""
     from smtpuzzles.objective import digits_text
 
     text = digits_text(digits)
     k = len(text) if proved is None else proved
-    out = Text("number  ", style="bold")
-    out.append(text[:k], style="bold green")
-    out.append(text[k:], style="dim")
-    if proved is not None and proved < len(text):
-        out.append(f"   ({proved}/{len(text)} digits proved)", style="italic")
+    indent = "  "
+    out = Text("number", style="bold")
+    out.append(f" ({len(text)} digits", style="")
+    out.append(f", {proved} proved)" if proved is not None and proved < len(text) else ")", style="italic")
+    done = 0
+    for line in group_lines(text, digit_group(len(text)), WIDTH - len(indent)):
+        out.append("\n" + indent)
+        for ch in line:
+            if ch == " ":
+                out.append(" ")
+                continue
+            out.append(ch, style="bold green" if done < k else "dim")
+            done += 1
     return out

@@ -69,7 +69,7 @@ def _short(value) -> str:
 def _room(value, where: str):
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise InputError(f"room label {_short(value)} is neither an integer nor a string", where)
-    if len(json.dumps(value)) > LIMITS["label_chars"]:
+    if len(str(value)) > LIMITS["label_chars"]:
         raise InputError(f"room label {_short(value)} is longer than {LIMITS['label_chars']} characters", where)
     if isinstance(value, str):
         try:
@@ -466,25 +466,49 @@ def value_json(v) -> int:
 
 
 def render(game: Game, solution: dict, proved=None):
+    """The plan, one move a line, and where everyone stands after it. Rooms are listed only where
+    someone stands (at most nine), not one column each, so the table fits 80 columns."""
     from rich.table import Table
+    from rich.text import Text
+
+    from smtpuzzles.render import WIDTH
 
     rooms = [START] + sorted({d[2] for d in game.doors} - {START, EXIT}, key=str) + [EXIT]
     table = Table(title=f"escape plan: {value(game, solution)} of 9 escape", show_lines=False)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("door", no_wrap=True)
-    table.add_column("group", no_wrap=True)
-    for room in rooms:
-        table.add_column("exit" if room == EXIT else f"room {room}", style="green" if room == EXIT else "", no_wrap=True)
-    start_row = ["", "", ""] + ["".join(map(str, PLAYERS)) if room == START else "" for room in rooms]
-    table.add_row(*start_row, style="dim")
+    table.add_column(Text("door [number] from→to"), overflow="fold")  # Text: no rich markup in labels
+    table.add_column("group = sum", overflow="fold")
+    table.add_column("room: players after the move", overflow="fold")
+
+    def standing(where: dict) -> Text:
+        out = Text()
+        for room in rooms:
+            players = "".join(str(p) for p in PLAYERS if where[p] == room)
+            if players:
+                if out:
+                    out.append("  ")
+                out.append(f"{'exit' if room == EXIT else room}: {players}", style="bold green" if room == EXIT else "")
+        return out
+
+    table.add_row("", "start", "", standing({p: START for p in PLAYERS}), style="dim")
     moves = solution["moves"]
     for i, where in replay(game, solution):
         d = moves[i]["door"]
         number, origin, target = game.doors[d]
-        cells = ["".join(str(p) for p in PLAYERS if where[p] == room) for room in rooms]
         group = "+".join(map(str, moves[i]["players"]))
-        table.add_row(str(i + 1), f"#{d} [{number}] {origin}→{target}", f"{group} = {sum(moves[i]['players'])}", *cells)
+        table.add_row(str(i + 1), Text(f"#{d} [{number}] {origin}→{'exit' if target == EXIT else target}"),
+                      f"{group} = {sum(moves[i]['players'])}", standing(where))
+    if len(moves) == 0:
+        table.caption = "nobody can pass a door"
+    table.width = min(WIDTH, _table_width(table))
     return table
+
+
+def _table_width(table) -> int:
+    from smtpuzzles.render import content_width
+
+    table.width = None
+    return content_width(table)
 
 
 def describe(game: Game) -> str:

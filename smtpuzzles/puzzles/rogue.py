@@ -308,7 +308,7 @@ def render(dungeon: Dungeon, solution: dict, proved=None):
 
     on_path = {tuple(p) for p in solution["path"]}
     gold = set(dungeon.gold)
-    out = Text()
+    out = Text(no_wrap=True, overflow="ignore")  # a map wider than the terminal is never re-flowed
     for r, row in enumerate(dungeon.rows):
         for c, ch in enumerate(row):
             p = (r, c)
