@@ -7,7 +7,9 @@ Exit codes: 0 an answer (optimal, solved, infeasible; audit clean), 1 an audit c
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,34 +22,87 @@ from rich.text import Text
 from smtpuzzles import __version__, puzzles
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import time_limit_argument
-from smtpuzzles.render import STATUS_STYLE, number_text, status_text, summary_panel
+from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, time_limit_argument,
+                                whole_number_argument)
+from smtpuzzles.render import STATUS_STYLE, number_text, pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="smtpuzzles", description="Optimal puzzle solving on SMT, with proofs you can re-check.")
-    parser.add_argument("--version", action="version", version=f"smtpuzzles {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that shows each option's default where it has a real one (not None or False)."""
 
-    solve = sub.add_parser("solve", help="solve a puzzle and record the run")
-    solve.add_argument("puzzle", help=", ".join(puzzles.NAMES))
-    solve.add_argument("input", nargs="?", help="input file, or - for stdin (King's tour: a clue grid, optional)")
-    solve.add_argument("--out", default="results", help="folder for run ledgers (default: results)")
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text \
+                and "default:" not in text and (action.option_strings or action.nargs == "?"):
+            text += " (default: %(default)s)"
+        return text
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the tool's error style: one line naming the argument, exit 2; a mistyped flag
+    also shows the subcommand's usage and the nearest valid flag."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, "Parser"] = {}
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            target = self.commands.get(getattr(namespace, "command", None) or "", self)
+            target.unrecognized(extras)
+        return namespace
+
+    def unrecognized(self, extras: list[str]) -> None:
+        word = extras[0]
+        flags = [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
+        near = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.5) if word.startswith("-") else []
+        hint = f"; did you mean {near[0]}?" if near else f"; see {self.prog} --help"
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: unrecognized argument {word!r}{hint}\n")
+
+    def error(self, message: str):
+        if "invalid choice" in message:  # argparse 3.11 lists the choices but does not guess
+            bad = message.split("invalid choice: ", 1)[-1].split(" (", 1)[0].strip("'")
+            choices = [c for action in self._actions for c in (action.choices or ())]
+            near = difflib.get_close_matches(bad, [str(c) for c in choices], n=1, cutoff=0.5)
+            if near:
+                message += f"; did you mean {near[0]}?"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="smtpuzzles", description="Optimal puzzle solving on SMT, with proofs you can re-check.")
+    parser.add_argument("--version", action="version", version=f"smtpuzzles {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do (each has its own --help)")
+
+    solve = sub.add_parser("solve", help="solve a puzzle and record the run", description="Solve a puzzle optimally and "
+                           "record every solver check in a run folder. Exit 0 an answer, 2 bad input, 3 a time limit "
+                           "ran out (unknown), 130 interrupted.")
+    solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.NAMES))
+    solve.add_argument("input", nargs="?", metavar="INPUT",
+                       help="input file, - for stdin, or (Tatamibari) a puzz.link or pzv.jp URL; the King's tour "
+                            "takes an optional clue grid")
+    solve.add_argument("--out", default="results", metavar="DIR", help="folder for run ledgers")
     solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
-    solve.add_argument("--time-limit", type=float, help="seconds allowed per solver check")
+    solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                       help="seconds allowed per solver check, a finite positive number (default: no limit)")
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
     solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
-    solve.add_argument("--encoding", help="encoding variant (kingtour: onehot, posted)")
+    solve.add_argument("--encoding", metavar="NAME",
+                       help="encoding variant (kingtour: onehot, posted; default: each puzzle's first)")
     solve.add_argument("--no-guide", action="store_true",
                        help="ignore the puzzle's quick heuristic answer; the solver searches unaided (Nonary)")
-    solve.add_argument("--svg", metavar="FILE", help="also save the rendering as an SVG picture")
-    solve.add_argument("--size", type=int, help="King's tour: board size N")
-    solve.add_argument("--box", help="King's tour: box shape RxC")
-    solve.add_argument("--clues", metavar="FILE", help="King's tour: clue grid ('.' for empty)")
+    solve.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file (its folder must exist)")
+    solve.add_argument("--size", type=whole_number_argument(1), metavar="N", help="King's tour: board size N (up to 16)")
+    solve.add_argument("--box", metavar="RxC", help="King's tour: box shape (default: the squarest, e.g. 2x3 for 6)")
+    solve.add_argument("--clues", metavar="FILE", help="King's tour: clue grid, digits and '.' for empty")
     solve.add_argument("--unique", action="store_true", help="Tatamibari: prove the solution unique or show a second")
-    solve.add_argument("--count", nargs="?", type=int, const=0, metavar="LIMIT", help="Tatamibari: count solutions (up to LIMIT)")
+    solve.add_argument("--count", nargs="?", type=whole_number_argument(0), const=0, metavar="LIMIT",
+                       help="Tatamibari: count solutions, up to LIMIT if given (0 or none: all)")
 
     audit = sub.add_parser("audit", help="re-check run folders without trusting them",
                            description="Re-check run folders without trusting anything in them: the claim "
@@ -72,10 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--svg", metavar="FILE")
 
     export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
-    export.add_argument("--out", default="encodings")
+    export.add_argument("--out", default="encodings", metavar="DIR", help="folder to write the .smt2 files into")
 
     convert = sub.add_parser("convert", help="Tatamibari: text grid <-> puzz.link URL")
-    convert.add_argument("input", help="a file, - for stdin, or a URL")
+    convert.add_argument("input", metavar="INPUT", help="a text grid file, - for stdin, or a puzz.link / pzv.jp URL")
 
     results = sub.add_parser("results", help="a table of every run under a folder")
     results.add_argument("dir", nargs="?", default="results")
@@ -83,10 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("--json", action="store_true")
 
     batch = sub.add_parser("batch", help="run a TOML job file")
-    batch.add_argument("jobs_file")
-    batch.add_argument("--jobs", type=int, default=2, help="parallel local processes")
+    batch.add_argument("jobs_file", metavar="JOBS.toml", help="the job file (scripts/examples.toml is the model)")
+    batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
-    batch.add_argument("--out", help="output folder (default: the job file's, else results)")
+    batch.add_argument("--out", metavar="DIR", help="output folder (default: the job file's, else results)")
+    parser.commands = dict(sub.choices)
     return parser
 
 
@@ -95,7 +151,15 @@ def main(argv=None) -> int:
     try:
         return COMMANDS[args.command](args)
     except InputError as exc:
-        print(f"smtpuzzles: error: {exc}", file=sys.stderr)
+        print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `smtpuzzles ... | head`: the reader left; nothing more to say
+        quiet_stdout()
+        return 0
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        print(f"smtpuzzles: error: {exc.filename}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("smtpuzzles: interrupted", file=sys.stderr)
@@ -105,17 +169,18 @@ def main(argv=None) -> int:
         return 1
 
 
-def read_input(path: str | None) -> tuple[str | None, str]:
-    if path is None:
-        return None, "input"
-    if path == "-":
-        return sys.stdin.read(), "stdin"
+def one_line(text: str) -> str:
+    """A message as one line: newlines and other control characters shown escaped."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the exit flush raises nothing either."""
     try:
-        return Path(path).read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except (IsADirectoryError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc.__class__.__name__})", path) from None
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture stdout)
+        pass
 
 
 def puzzle_options(args) -> dict:
@@ -123,16 +188,37 @@ def puzzle_options(args) -> dict:
     return options
 
 
+RESUME_FIXES = (("input", "INPUT"), ("clues", "--clues"), ("size", "--size"), ("box", "--box"), ("unique", "--unique"),
+                ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"), ("no_guide", "--no-guide"))
+
+
+def check_resume(args) -> None:
+    """A resumed run keeps its recorded puzzle, instance and options: refuse any that would be ignored."""
+    from smtpuzzles.ledger import read_json
+
+    if not Path(args.resume, "run.json").exists():
+        raise InputError("not a run folder (no run.json)", args.resume)
+    run = read_json(Path(args.resume, "run.json"))
+    recorded = run.get("puzzle") if isinstance(run, dict) else None
+    if recorded != args.puzzle:
+        raise InputError(f"this is a {recorded} run, not {args.puzzle}: resume it with "
+                         f"'smtpuzzles solve {recorded} --resume'", args.resume)
+    for attribute, flag in RESUME_FIXES:
+        if getattr(args, attribute) not in (None, False):
+            raise InputError("a resumed run keeps the instance and options it was started with; leave it out", flag)
+
+
 def cmd_solve(args) -> int:
     from smtpuzzles import run as runner
 
-    console = Console(record=bool(args.svg))
+    puzzles.get(args.puzzle)  # an unknown name is refused before anything else
+    if args.svg:
+        check_new_file(args.svg, "--svg")  # before solving, not after minutes of it
     err = Console(stderr=True)
     progress = ProgressView(args.puzzle)
     live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
     if args.resume:
-        if not Path(args.resume, "run.json").exists():
-            raise InputError("not a run folder (no run.json)", args.resume)
+        check_resume(args)
         if live:
             live.start()
         try:
@@ -146,6 +232,9 @@ def cmd_solve(args) -> int:
         module = puzzles.get(args.puzzle)
         if args.clues and args.input:
             raise InputError("give the clue grid once: as INPUT or with --clues", "--clues")
+        if is_url(args.input) and not getattr(module, "ACCEPTS_URLS", False):
+            raise InputError(f"{module.NAME} reads a file or stdin, not a URL", "INPUT")
+        check_writable_folder(args.out, "--out")
         text, source = read_input(args.input or args.clues)
         options = puzzle_options(args)
         instance = module.load(text, source, options)
@@ -183,29 +272,43 @@ def cmd_solve(args) -> int:
         # No solution at all is a complete count of zero (the UNSAT first step proves it).
         payload["count"] = extra.get("count", 0)
         payload["count_complete"] = extra.get("count_complete", outcome.status == "infeasible")
-    if args.json:
-        print(json.dumps(payload))
-    else:
-        shown = payload["value"]
-        shown = "\n".join(shown) if isinstance(shown, list) else ("—" if shown is None else shown)
-        fields = [("status", status_text(outcome.status)), ("value", shown)]
-        if "unique" in payload:
-            fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
-        if "count" in payload:
-            fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
-        fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
-        if outcome.status in ("unknown", "interrupted"):
-            fields.append(("resume", f"smtpuzzles solve {module.NAME} --resume {ledger.dir}"))
-        console.print(summary_panel(f"{module.NAME}", fields, outcome.status))
-        if outcome.solution is not None:
-            proved = extra.get("proved_digits") if run.get("objective") == "lex" else None
-            console.print(module.render(instance, outcome.solution, proved))
-        if "other" in extra:
-            console.print(Text("a second solution:", style="bold yellow"))
-            console.print(module.render(instance, extra["other"], None))
+    shown = solve_pictures(module, instance, outcome, payload, run, ledger)
+    try:
+        if args.json:
+            print(json.dumps(payload))
+            sys.stdout.flush()
+        else:
+            print_all(pipe_console(), shown)
+    except BrokenPipeError:  # `--json | head`: the run is recorded; the reader just stopped reading
+        quiet_stdout()
     if args.svg:
-        console.save_svg(args.svg, title=f"smtpuzzles {module.NAME}")
+        save_svg(shown, args.svg, title=f"smtpuzzles {module.NAME}")
     return EXIT.get(outcome.status, 1)
+
+
+def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) -> list:
+    """The summary and the pictures of a solve, laid out for 80 columns."""
+    extra = outcome.extra or {}
+    value = payload["value"]
+    if isinstance(value, list):
+        value = "\n".join(value) if max(map(len, value), default=0) <= 50 else "the regions drawn below"
+    fields = [("status", status_text(outcome.status)), ("value", "—" if value is None else value)]
+    if "unique" in payload:
+        fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
+    if "count" in payload:
+        fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
+    fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
+    shown = [summary_panel(f"{module.NAME}", fields, outcome.status)]
+    if outcome.status in ("unknown", "interrupted"):
+        # Its own unbroken line, so that it can be copied whole.
+        shown.append(Text(f"resume: smtpuzzles solve {module.NAME} --resume {ledger.dir}", no_wrap=True, overflow="ignore"))
+    if outcome.solution is not None:
+        proved = extra.get("proved_digits") if run.get("objective") == "lex" else None
+        shown.append(module.render(instance, outcome.solution, proved))
+    if "other" in extra:
+        shown.append(Text("a second solution:", style="bold yellow"))
+        shown.append(module.render(instance, extra["other"], None))
+    return shown
 
 
 class ProgressView:

@@ -149,3 +149,20 @@ def check_new_file(path: str, where: str) -> Path:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
+
+
+def whole_number_argument(minimum: int):
+    """An argparse `type=` for whole numbers no smaller than `minimum` (--count 0, --jobs 1)."""
+    import argparse
+
+    def convert(text: str) -> int:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"{number} is below the smallest allowed, {minimum}")
+        return number
+
+    convert.__name__ = "whole number"  # what argparse names in its own messages
+    return convert

@@ -7,7 +7,8 @@
   value(instance, solution)                    the objective value of a solution
   value_json(value)                            that value as the JSON output shows it
   render(instance, solution, proved) -> rich   a picture of the solution
-plus ENCODINGS (default first), DEFAULT_ENGINE and MODES (what `solve` may be asked to do).
+plus ENCODINGS (default first), DEFAULT_ENGINE, MODES (what `solve` may be asked to do) and LIMITS
+(the largest instance `load` accepts, measured); ACCEPTS_URLS where INPUT may be a URL.
 """
 
 from __future__ import annotations
@@ -22,5 +23,9 @@ NAMES = ("kingtour", "nonary", "tatamibari", "rogue")
 
 def get(name: str) -> ModuleType:
     if name not in NAMES:
-        raise InputError(f"unknown puzzle {name!r} (one of {', '.join(NAMES)})", "puzzle")
+        import difflib
+
+        near = difflib.get_close_matches(str(name), NAMES, n=1, cutoff=0.5)
+        hint = f"; did you mean {near[0]}?" if near else ""
+        raise InputError(f"unknown puzzle {name!r} (one of {', '.join(NAMES)}){hint}", "puzzle")
     return importlib.import_module(f"smtpuzzles.puzzles.{name}")

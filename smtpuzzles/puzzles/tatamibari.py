@@ -20,6 +20,7 @@ NAME = "tatamibari"
 ENCODINGS = ("rectangles",)
 DEFAULT_ENGINE = "sat"
 MODES = ("solve", "unique", "count")
+ACCEPTS_URLS = True  # `solve` and `convert` take a puzz.link / pzv.jp address where a file would go
 CLUES = "+-|?"
 EMPTY = "*._"
 REGION_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -337,10 +338,23 @@ def same_solution(board: Board, a: dict, b: dict) -> bool:
 def render(board: Board, solution: dict, proved=None):
     from rich.text import Text
 
+    from smtpuzzles.render import WIDTH
+
     regions = solution["regions"]
     h, w = board.height, board.width
     palette = ["on #3b4f7a", "on #6b3b5e", "on #3d6b4a", "on #7a5a2e", "on #4a3d7a", "on #2e6b6b", "on #6b2e2e"]
     colour = _colouring(regions, len(palette))
+    if 4 * w - 1 > WIDTH:
+        # Too wide for ruled cells at 80 columns: regions told apart by colour alone, one or two
+        # columns a cell; wider than 80 cells, rows are never broken (read the saved SVG).
+        cell = 2 if 2 * w <= WIDTH else 1
+        out = Text(no_wrap=True, overflow="ignore")
+        for r in range(h):
+            for c in range(w):
+                ch = board.rows[r][c]
+                out.append(f"{ch if ch != '.' else ' ':<{cell}}", style=f"bold white {palette[colour[regions[r][c]]]}")
+            out.append("\n")
+        return out
     out = Text()
     for r in range(h):
         for c in range(w):
