@@ -44,14 +44,32 @@ def cpsat(board: T.Board) -> float | None:
     return time.perf_counter() - started
 
 
+def load_published(path: str) -> list | None:
+    """The published puzzles, or None after one line on stderr when the shared data set is absent
+    or unreadable (it lives outside the repository, so a fresh clone does not have it)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        puzzles = data["puzzles"]
+        if not isinstance(puzzles, list):
+            raise TypeError("'puzzles' is not a list")
+        return puzzles
+    except FileNotFoundError:
+        print(f"bench_tatamibari: {path}: no such file (the shared data set; give another with --data)", file=sys.stderr)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"bench_tatamibari: {path}: not the published puzzle set ({exc.__class__.__name__}: {exc})", file=sys.stderr)
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "tatamibari_janko.json"))
     parser.add_argument("--sizes", nargs="*", type=int, default=[30, 50])
     args = parser.parse_args()
+    puzzles = load_published(args.data)
+    if puzzles is None:
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        puzzles = json.loads(Path(args.data).read_text())["puzzles"]
         times, theirs, unique = [], [], 0
         for entry in puzzles:
             board = T.from_text("\n".join(entry["puzzle"]))

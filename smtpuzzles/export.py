@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterator
 
 from smtpuzzles import puzzles
+from smtpuzzles.errors import InputError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
 
@@ -40,7 +41,10 @@ def export_all(out: Path) -> list[Path]:
     written = []
     for relative, text in documents():
         path = out / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:  # a file where a folder goes, a folder where a file goes, no space
+            raise InputError(f"cannot write ({exc.strerror or exc.__class__.__name__})", str(exc.filename or path)) from None
         written.append(path)
     return written
