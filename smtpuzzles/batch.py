@@ -74,22 +74,17 @@ def engine_defaults(name: str) -> dict:
     return _DEFAULTS[name]
 
 
-def check_intact(run_dir: Path, run: dict) -> None:
-    """The hash chain, the seal and the instance hash: a broken ledger is never reported as an answer."""
-    from smtpuzzles.ledger import header_genesis, read_steps, seal_problem
-    from smtpuzzles.run import instance_sha
+def check_intact(run_dir: Path) -> None:
+    """The folder as the audit reads it (schema, caps, hash chain, seal) and its instance: a broken
+    ledger is never reported as an answer, nor resumed."""
+    from smtpuzzles.run import recorded_instance
+    from smtpuzzles.runfolder import open_run
 
-    read = read_steps(run_dir, header_genesis(run))
-    problem = (read.problems or [None])[0] or seal_problem(run, read)
-    if problem is None:
-        try:
-            module = puzzles.get(run["puzzle"])
-            if instance_sha(module.canonical(module.from_canonical(run["instance"]))) != run["instance_sha256"]:
-                problem = "run.json: the instance does not match its instance_sha256"
-        except (InputError, KeyError, TypeError, ValueError, AttributeError):
-            problem = "run.json: the instance cannot be read"
-    if problem:
-        raise LedgerError(f"broken ledger, left as it is ({problem})", str(run_dir))
+    try:
+        run = open_run(run_dir).run
+        recorded_instance(run, str(run_dir / "run.json"))
+    except LedgerError as exc:
+        raise LedgerError(f"broken ledger, left as it is ({exc})", str(run_dir)) from None
 
 
 def run_job(spec: dict) -> dict:
@@ -118,20 +113,21 @@ def run_job(spec: dict) -> dict:
 
 def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
     from smtpuzzles import run as runner
-    from smtpuzzles.ledger import read_json
+    from smtpuzzles.runfolder import read_run_json
 
     earlier = runs_newest_first(folder)
     chosen = None
     for run_dir in earlier:
-        run = read_json(run_dir / "run.json")
-        if not isinstance(run, dict):
-            raise LedgerError("run.json is not a JSON object", str(run_dir))
+        try:
+            run = read_run_json(run_dir)
+        except LedgerError as exc:
+            raise LedgerError(f"broken ledger, left as it is ({exc})", str(run_dir)) from None
         if matches(run, spec["identity"]):
             chosen = (run_dir, run)
             break
     if chosen is not None:
         run_dir, run = chosen
-        check_intact(run_dir, run)
+        check_intact(run_dir)
         if run.get("status") in FINISHED:
             summary.update(status=run["status"], value=run.get("value"), run_dir=str(run_dir), skipped=True,
                            note="done before", **answer_fields(run))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def results_table(folder: Path, with_audit: bool = True) -> Group:
             notes.append(Text(f"{row['run']}: {verdict}", style="red"))
         table.add_row(run_label(row["run"]), row["instance"], status_cell(row), value_text(row, 12),
                       f"{row['seconds']:.1f}",
-                      Text(shown, style="green" if verdict == "clean" else "bold red"))
+                      Text(shown, style="green" if verdict in ("clean", "consistent") else "bold red"))
     return Group(table, *notes)
 
 
@@ -52,37 +51,42 @@ def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
     """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
     from smtpuzzles.audit import audit
     from smtpuzzles.errors import LedgerError
+    from smtpuzzles.runfolder import open_run
 
     if not folder.exists():
         raise InputError("no such folder", str(folder))
     if not folder.is_dir():
         raise InputError("is a file, not a folder of runs", str(folder))
     rows = []
-    for run_json in sorted(folder.rglob("run.json")):
-        run_dir = run_json.parent
+    for run_dir in run_folders(folder):
         row = {"run": os.path.relpath(run_dir, folder), "puzzle": "?", "instance": "", "status": "unreadable",
                "value": None, "count": None, "count_complete": None, "unique": None, "seconds": 0.0, "audit": None}
         rows.append(row)
-        try:
-            run = json.loads(run_json.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # the one reader of run folders: a bad folder is marked, the others are listed
+            run_folder = open_run(run_dir)
+        except LedgerError as exc:
+            row["audit"] = f"unreadable: {exc.message}"
             continue
-        if not isinstance(run, dict):
-            continue
-        steps = run_dir / "steps.jsonl"
-        try:
-            for line in steps.read_bytes().splitlines() if steps.exists() else []:
-                row["seconds"] += float(json.loads(line).get("seconds", 0.0))
-        except (OSError, ValueError, TypeError, AttributeError):
-            pass  # the audit below names what is wrong with the file
-        row.update(puzzle=str(run.get("puzzle", "?")), instance=_describe(run), status=str(run.get("status", "?")),
-                   value=run.get("value"), **answer_fields(run))
+        run = run_folder.run
+        row["seconds"] = sum(float(s.get("seconds", 0.0)) for s in run_folder.steps)
+        row.update(puzzle=run["puzzle"], instance=_describe(run), status=run["status"], value=run.get("value"),
+                   **answer_fields(run))
         if with_audit:
             try:
-                row["audit"] = "clean" if audit(run_dir).ok else "FAILED"
+                row["audit"] = audit(run_dir).verdict
             except LedgerError as exc:
-                row["audit"] = f"unreadable: {exc}"
+                row["audit"] = f"unreadable: {exc.message}"
     return rows
+
+
+def run_folders(folder: Path) -> list[Path]:
+    """Every folder holding a run.json below `folder`, without following symbolic links out of it."""
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs.sort()
+        if "run.json" in files:
+            found.append(Path(top))
+    return sorted(found)
 
 
 def _describe(run: dict) -> str:

@@ -438,3 +438,17 @@ def test_mutated_ledgers_never_pass_a_false_claim(pristine, changes):
             assert run["value"] == EXPECTED["02.json"], (changes, report.findings)
     finally:
         shutil.rmtree(work)
+
+
+def test_results_marks_a_bad_folder_and_lists_the_rest(cli, tmp_path):
+    good = nonary_run(cli, ONE_DOOR)
+    bad = nonary_run(cli, ONE_DOOR)
+    (bad / "run.json").write_text('{"format": 1')
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(good, outside / "run")
+    (good.parent / "link").symlink_to(outside)  # a folder that leaves the results folder
+    code, out, err = cli("results", good.parent, "--json")
+    rows = {Path(r["run"]).name: r for r in json.loads(out)}
+    assert code == 0 and set(rows) == {good.name, bad.name}, rows
+    assert rows[good.name]["audit"] == "consistent"
+    assert rows[bad.name]["audit"].startswith("unreadable: not valid JSON")

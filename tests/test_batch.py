@@ -90,9 +90,9 @@ def test_mixed_batch_matches_the_seeds(cli, tmp_path):
     assert len(rows) == 11
     code, out, err = cli("results", tmp_path / "out", "--json")
     found = json.loads(out)
-    assert code == 0 and len(found) == 11 and {r["audit"] for r in found} == {"clean"}
+    assert code == 0 and len(found) == 11 and {r["audit"] for r in found} <= {"clean", "consistent"}
     code, out, err = cli("results", tmp_path / "out")
-    assert code == 0 and out.count("clean") == 11
+    assert code == 0 and out.count("clean") + out.count("consistent") == 11
 
 
 def test_killed_batch_finishes_only_the_rest(tmp_path):
