@@ -147,7 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return COMMANDS[args.command](args)
     except InputError as exc:
