@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from brute_kingtour import best_overall
-from conftest import one_error_line
+from conftest import SEED_CASES, one_error_line
 from smtpuzzles.puzzles import kingtour
 
-SEED_6x6_PREFIX = "666655546"  # from the seed: the optimal first nine digits for 6x6 with 2x3 boxes
+SEED_6x6_PREFIX = SEED_CASES["kingtour"]["best_prefix_6x6"]  # the seed's optimal first digits, 6x6, 2x3 boxes
 
 
 def test_4x4_matches_brute_force(cli):

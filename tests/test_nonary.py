@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from brute_nonary import most_escapees
-from conftest import one_error_line
+from conftest import SEED_CASES, one_error_line
 from smtpuzzles import run as runner
 from smtpuzzles.audit import audit
 from smtpuzzles.puzzles import nonary
@@ -22,15 +22,12 @@ EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 
 
 def test_examples_are_the_seed_cases():
-    seed = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-    files = list(seed.glob("000_*.txt"))
-    if not files:
-        pytest.skip("seed documents not beside the checkout")
-    text = files[0].read_text()
-    for name, answer in EXPECTED.items():
-        doors = json.loads((EXAMPLES / name).read_text())
-        line = next(l for l in text.splitlines() if l.startswith(json.dumps(doors)))
-        assert line.split()[-1] == str(answer)
+    """The bundled examples are the specification's test cases, in order, with its answers."""
+    cases = SEED_CASES["nonary"]
+    assert sorted(EXPECTED) == [f"{i:02}.json" for i in range(1, len(cases) + 1)]
+    for name, case in zip(sorted(EXPECTED), cases):
+        assert json.loads((EXAMPLES / name).read_text()) == case["doors"], name
+        assert EXPECTED[name] == case["answer"], name
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SEED_CASES
 from smtpuzzles.puzzles import kingtour, nonary, rogue, tatamibari
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
@@ -29,15 +30,9 @@ def changed(solution: dict, change) -> dict:
 
 # ------------------------------------------------------------------------------------ King's tour
 # The seed's 6x6 example (2x3 boxes): a legal grid and a legal king's tour, as printed there.
-SEED_GRID = ["654321", "123654", "462135", "315246", "536412", "241563"]
-SEED_TOUR = [
-    [1, 2, 3, 34, 35, 36],
-    [31, 32, 33, 4, 5, 6],
-    [30, 23, 28, 27, 26, 7],
-    [22, 29, 24, 25, 9, 8],
-    [21, 19, 16, 10, 14, 13],
-    [20, 17, 18, 15, 11, 12],
-]
+SEED_6x6 = SEED_CASES["kingtour"]["example_6x6"]
+SEED_GRID = SEED_6x6["grid"]  # 654321 / 123654 / 462135 / 315246 / 536412 / 241563
+SEED_TOUR = SEED_6x6["tour"]  # 1 2 3 34 35 36 / 31 32 33 4 5 6 / 30 23 28 27 26 7 / ...
 KT_BOARD = kingtour.parse(6, "2x3", None)
 KT_GOOD = {"grid": [[int(ch) for ch in row] for row in SEED_GRID], "tour": SEED_TOUR}
 
@@ -101,24 +96,14 @@ KINGTOUR_BROKEN = [
 
 def test_kingtour_seed_solutions_are_legal():
     assert kingtour.referee(KT_BOARD, KT_GOOD) == []
-    # The seed's 9x9 record grid and tour, as printed in the seed.
-    grid = ["134897625", "297156834", "568423791", "476215983", "851639247", "923784156", "385961472",
-            "649572318", "712348569"]
-    tour = """81 79 78 14 15 16 54 57 56
-              80 12 13 77 52 53 17 55 58
-              34 33 11 51 76 75 18  1 59
-              35 10 32 50 74 72  2 19 60
-               9 36 49 31 73  3 71 61 20
-               8 48 37 30  4 69 70 62 21
-              47  7 38  5 29 68 65 22 63
-              46 43  6 39 28 67 66 64 23
-              44 45 42 41 40 27 26 25 24"""
-    solution = {"grid": [[int(ch) for ch in row] for row in grid],
-                "tour": [[int(t) for t in line.split()] for line in tour.splitlines()]}
+    assert kingtour.value_text(kingtour.value(KT_BOARD, KT_GOOD)) == SEED_6x6["number"]
+    # The seed's 9x9 record: its grid and tour, and the number read along it.
+    record = SEED_CASES["kingtour"]["record_9x9"]
+    solution = {"grid": [[int(ch) for ch in row] for row in record["grid"]], "tour": record["tour"]}
     board = kingtour.parse(9, "3x3", None)
     assert kingtour.referee(board, solution) == []
-    record = "999899898789789787876789658767666545355432471632124566352413452143214125313214321"
-    assert kingtour.value_text(kingtour.value(board, solution)) == record
+    assert kingtour.value_text(kingtour.value(board, solution)) == record["number"]
+    assert record["number"].startswith("999899898789789787876789658767666545")
 
 
 @pytest.mark.parametrize("rule,change,clues,expected", KINGTOUR_BROKEN, ids=[row[0] for row in KINGTOUR_BROKEN])

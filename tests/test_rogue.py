@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line
+from conftest import SEED_CASES, one_error_line
 from smtpuzzles.audit import audit
 from smtpuzzles.puzzles import rogue
 
@@ -51,15 +51,21 @@ def bfs_gold(text: str, merge_letters: bool = False) -> int:
     return sum(1 for (r, c) in seen if rows[r][c] == "$")
 
 
+def seed_rows(rows: list[str]) -> list[str]:
+    """A map as the specification prints it, without the column header and row labels of its
+    cases 9 to 11 ("  12345678", "a @....g.D")."""
+    if rows[0].strip().isdigit():
+        return [row[2:] for row in rows[1:]]
+    return rows
+
+
 def test_examples_are_the_seed_maps():
-    seed = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-    files = list(seed.glob("004_*.txt"))
-    if not files:
-        pytest.skip("seed documents not beside the checkout")
-    text = files[0].read_text()
-    for name, answer in EXPECTED.items():
-        body = (EXAMPLES / name).read_text().rstrip("\n")
-        assert body.split("\n")[1] in text and f"-> {answer}" in text
+    """The bundled examples are the specification's test cases, in order, with its answers."""
+    cases = SEED_CASES["rogue"]
+    assert sorted(EXPECTED) == [f"{i:02}.txt" for i in range(1, len(cases) + 1)]
+    for name, case in zip(sorted(EXPECTED), cases):
+        assert (EXAMPLES / name).read_text().rstrip("\n").split("\n") == seed_rows(case["rows"]), name
+        assert EXPECTED[name] == case["answer"], name
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

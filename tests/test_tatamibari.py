@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, one_error_line
+from conftest import DATA, SEED_CASES, one_error_line
 from smtpuzzles.audit import audit
 from smtpuzzles.puzzles import tatamibari as T
 
@@ -18,14 +18,12 @@ URL_EXAMPLE = "https://puzz.link/p?tatamibari/5/5/m3g11i2g31h13g3g"
 
 
 def test_examples_are_the_seed_puzzles():
-    seed = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-    files = list(seed.glob("003_*.txt"))
-    if not files:
-        pytest.skip("seed documents not beside the checkout")
-    text = files[0].read_text()
-    for name, expected in EXPECTED.items():
-        assert (EXAMPLES / name).read_text().strip() in text
-        assert "\n".join(expected["solution"]) in text
+    """The bundled examples are the specification's test cases, in order, with its solutions."""
+    cases = SEED_CASES["tatamibari"]
+    assert sorted(EXPECTED) == [f"{i:02}.txt" for i in range(1, len(cases) + 1)]
+    for name, case in zip(sorted(EXPECTED), cases):
+        assert (EXAMPLES / name).read_text().split() == case["puzzle"], name
+        assert EXPECTED[name]["solution"] == case["solution"], name
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -92,14 +90,14 @@ def test_unique_and_not_unique(cli):
 
 
 def test_published_puzzles_match_their_solutions(tmp_path):
-    """A sample of the 150 published puzzles (the benchmark runs them all): unique, and the
-    published solution."""
+    """Ten of the 150 published puzzles, shipped in tests/data (the benchmark runs them all):
+    unique, and the published solution."""
     from smtpuzzles import run as runner
 
-    if not (DATA / "tatamibari_janko.json").exists():
-        pytest.skip("shared data not beside the checkout")
-    puzzles = json.loads((DATA / "tatamibari_janko.json").read_text())["puzzles"]
-    for entry in puzzles[::15]:
+    puzzles = json.loads((DATA / "tatamibari_janko_sample.json").read_text())["puzzles"]
+    assert len(puzzles) == 10
+    for entry in puzzles:
+        assert T.referee(T.from_text("\n".join(entry["puzzle"])), {"regions": entry["solution"]}) == []
         board = T.from_text("\n".join(entry["puzzle"]))
         outcome, _ = runner.solve(T, board, "", out_dir=tmp_path, mode="unique")
         assert outcome.extra["unique"] is True, entry["name"]
