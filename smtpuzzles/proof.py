@@ -1,0 +1,286 @@
+"""Clausal proofs of UNSAT answers: the query as DIMACS, a proof-logging solver, a proof checker.
+
+An UNSAT answer on a Boolean encoding is a claim about every assignment; this module turns it into
+evidence an auditor can check without trusting a solver. `dimacs` writes the query (the base CNF
+plus each assumption asserted, exactly as the sat engine adds them) as deterministic DIMACS;
+`prove` refutes it with a proof-logging solver in a child process and returns its DRUP proof;
+`check` verifies the proof with a checker that shares no code with the solver.
+
+Nothing here knows a puzzle or the ledger: callers pass a `Formula` and assumption `Term`s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Sequence
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.formula import CNF, Formula, Term
+
+
+class ProofError(InputError):
+    """A query, proof or proof file that cannot be produced, read or accepted."""
+
+
+@dataclass(frozen=True)
+class Dimacs:
+    """A CNF query as DIMACS text, with the numbers a checker needs and the text's sha-256."""
+
+    text: str
+    variables: int
+    clauses: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def data(self) -> bytes:
+        return self.text.encode()
+
+
+def query_clauses(formula: Formula, assumptions: Sequence[Term]) -> tuple[int, list[list[int]]]:
+    """(variable count, clauses) of "base and every assumption": each assumption becomes clauses
+    the way the sat engine adds them (Tseitin in one direction, through `CNF.term_literal`), and its
+    activation literal a unit clause. The formula's own CNF is left untouched."""
+    if formula.cnf is None:
+        raise ProofError("the formula has no clausal view (an arithmetic encoding)", "proof")
+    base = formula.cnf
+    # A copy of the numbering: term_literal allocates fresh variables, which must not leak into the
+    # formula that a live engine or a later query shares.
+    view = CNF()
+    view.names = list(base.names)
+    view.index = dict(base.index)
+    extra: list[list[int]] = []
+    cache: dict = {}
+    try:
+        units = [view.term_literal(t, extra, cache) for t in assumptions]
+    except (KeyError, ValueError) as exc:
+        raise ProofError(f"an assumption has no clausal form: {exc}", "proof") from None
+    clauses = base.clauses + extra + [[u] for u in units]
+    return len(view.names) - 1, clauses
+
+
+def dimacs(formula: Formula, assumptions: Sequence[Term]) -> Dimacs:
+    """The query as DIMACS CNF; the same formula and assumptions give the same bytes."""
+    nvars, clauses = query_clauses(formula, assumptions)
+    lines = [f"p cnf {nvars} {len(clauses)}\n"]
+    lines.extend(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
+    return Dimacs("".join(lines), nvars, len(clauses))
+
+
+def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[list[int]]]:
+    """(variable count, clauses) of a DIMACS text, with a clear message for anything malformed."""
+    text = data.decode("ascii", errors="replace") if isinstance(data, bytes) else data
+    lines = text.split("\n")
+    header = 0
+    while header < len(lines) and (not lines[header].strip() or lines[header].startswith("c")):
+        header += 1
+    parts = lines[header].split() if header < len(lines) else []
+    if len(parts) != 4 or parts[:2] != ["p", "cnf"] or not (parts[2].isdigit() and parts[3].isdigit()):
+        raise ProofError("no 'p cnf VARIABLES CLAUSES' header", where)
+    nvars, nclauses = int(parts[2]), int(parts[3])
+    try:
+        numbers = [int(x) for x in " ".join(lines[header + 1:]).split()]
+    except ValueError:
+        raise ProofError("a token that is not an integer", where) from None
+    if numbers and numbers[-1] != 0:
+        raise ProofError("the last clause is not ended by 0", where)
+    clauses: list[list[int]] = []
+    current: list[int] = []
+    for x in numbers:
+        if x == 0:
+            clauses.append(current)
+            current = []
+        elif -nvars <= x <= nvars:
+            current.append(x)
+        else:
+            raise ProofError(f"literal {x} is outside the {nvars} declared variables", where)
+    if len(clauses) != nclauses:
+        raise ProofError(f"{len(clauses)} clauses where the header says {nclauses}", where)
+    return nvars, clauses
+
+
+# ---------------------------------------------------------------------------------------- proving
+# Solvers of the installed python-sat that log proofs (Kissat cannot there; Minisat-based ones crash
+# with with_proof): Glucose and Lingeling write DRUP text, CaDiCaL binary DRAT, which python-sat
+# turns into text. Glucose 4.2 was the fastest on the 9x9 closing query (scripts/bench_proof.py).
+PROOF_SOLVERS = ("glucose42", "glucose4", "glucose3", "lingeling", "cadical153", "cadical195", "cadical300")
+DEFAULT_SOLVER = "glucose42"
+SAT, UNSAT = 10, 20  # the child's exit status, as SAT solvers report it
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A DRUP proof as text (one clause a line, `d` for deletions) and how it was made."""
+
+    text: bytes
+    solver: str
+    seconds: float
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text).hexdigest()
+
+
+def prove(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = None) -> Proof:
+    """Refute the query with a proof-logging solver in a child process (killed on timeout or
+    interrupt) and return its proof. A satisfiable query, a timeout or a crash raise ProofError."""
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    if solver not in PROOF_SOLVERS:
+        raise ProofError(f"unknown proof solver {solver!r} (one of {', '.join(PROOF_SOLVERS)})", "proof")
+    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
+        cnf_path, proof_path = Path(tmp, "query.cnf"), Path(tmp, "proof.drup")
+        cnf_path.write_bytes(query.data)
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proof", solver, str(cnf_path), str(proof_path)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            _, err = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.communicate()
+            raise ProofError(f"{solver} found no proof within {timeout:g} s", "proof") from None
+        except BaseException:  # an interrupt: never leave the solver running
+            child.kill()
+            child.communicate()
+            raise
+        seconds = time.perf_counter() - started
+        if child.returncode == SAT:
+            raise ProofError(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
+        if child.returncode != UNSAT:
+            last = (err.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            raise ProofError(f"{solver} failed (exit {child.returncode}): {last}", "proof")
+        return Proof(proof_path.read_bytes(), solver, seconds)
+
+
+def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
+    from pathlib import Path
+
+    from pysat.solvers import Solver
+
+    _, clauses = read_dimacs(Path(cnf_path).read_bytes(), cnf_path)
+    with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as engine:
+        if engine.solve():
+            return SAT
+        lines = engine.get_proof() or []
+    with open(proof_path, "w", encoding="ascii") as out:
+        for line in lines:
+            out.write(line)
+            out.write("\n")
+    return UNSAT
+
+
+# --------------------------------------------------------------------------------------- checking
+MAX_PROOF_BYTES = 512 * 1024 * 1024  # as text: a Python checker holds about 6x that in memory
+
+
+def read_proof(data: bytes, nvars: int, where: str = "proof") -> tuple[list[tuple[bool, list[int]]], list[str]]:
+    """The steps of a DRUP text proof and, for messages, each step's line; ProofError on anything
+    that is not one."""
+    if data[:2] == b"\x1f\x8b":
+        raise ProofError("the proof is still gzip-compressed (use read_proof_file)", where)
+    steps: list[tuple[bool, list[int]]] = []
+    names: list[str] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        parts = raw.split()
+        if not parts or parts[0] == b"c":
+            continue
+        deletion = parts[0] == b"d"
+        if deletion:
+            parts = parts[1:]
+        try:
+            lits = [int(p) for p in parts]
+        except ValueError:
+            raise ProofError(f"line {number}: not a clause of integers", where) from None
+        if not lits or lits[-1] != 0 or 0 in lits[:-1]:
+            raise ProofError(f"line {number}: a clause must end with one 0", where)
+        lits.pop()
+        if lits and (max(lits) > nvars or min(lits) < -nvars):
+            raise ProofError(f"line {number}: a variable outside the formula's {nvars}", where)
+        steps.append((deletion, lits))
+        names.append(f"proof line {number}")
+    return steps, names
+
+
+def check(query: Dimacs | str | bytes, proof: Proof | bytes, max_bytes: int = MAX_PROOF_BYTES) -> tuple[bool, str]:
+    """Check that `proof` refutes `query` with this project's DRUP checker (smtpuzzles.drup).
+    Never raises for a bad query or proof: (False, one line saying what is wrong)."""
+    from smtpuzzles.drup import check_drup
+
+    data = proof.text if isinstance(proof, Proof) else proof
+    if len(data) > max_bytes:
+        return False, f"the proof has {len(data):,} bytes, over the limit of {max_bytes:,}"
+    text = query.text if isinstance(query, Dimacs) else query
+    try:
+        nvars, clauses = read_dimacs(text)
+        steps, names = read_proof(data, nvars)
+    except ProofError as exc:
+        return False, str(exc)
+    verdict = check_drup(nvars, clauses, steps, names)
+    return verdict.ok, verdict.message
+
+
+def check_with_dratify(query: Dimacs | str | bytes, proof: Proof | bytes) -> tuple[bool, str]:
+    """A second opinion from dratify (independent, pure Python, forward checking; slower)."""
+    try:
+        import dratify
+    except ImportError:
+        raise ProofError("dratify is not installed (pip install dratify)", "proof") from None
+    data = proof.text if isinstance(proof, Proof) else proof
+    text = query.text if isinstance(query, Dimacs) else query
+    try:
+        result = dratify.check_proof(dratify.parse_dimacs(text if isinstance(text, str) else text.decode()),
+                                     data.decode("ascii"), engine="python")
+    except (ValueError, UnicodeDecodeError) as exc:
+        return False, f"dratify: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return bool(result.ok), f"dratify: {result.reason}"
+
+
+# ---------------------------------------------------------------------------------------- storing
+def compress(proof: Proof | bytes) -> bytes:
+    """The proof gzip-compressed, the same bytes for the same proof (no time stamp)."""
+    import gzip
+
+    data = proof.text if isinstance(proof, Proof) else proof
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def read_proof_file(path, max_bytes: int = MAX_PROOF_BYTES) -> bytes:
+    """A stored proof (gzip or plain), decompressed no further than `max_bytes`."""
+    import gzip
+    import zlib
+
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(2)
+            handle.seek(0)
+            reader = gzip.GzipFile(fileobj=handle) if magic == b"\x1f\x8b" else handle
+            data = reader.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise ProofError("proof file is missing", str(path)) from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ProofError(f"proof file is damaged ({exc})", str(path)) from None
+    if len(data) > max_bytes:
+        raise ProofError(f"proof is larger than the limit of {max_bytes:,} bytes", str(path))
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 3 or args[0] not in PROOF_SOLVERS:
+        print("usage: python -m smtpuzzles.proof SOLVER QUERY.cnf PROOF_OUT", file=sys.stderr)
+        return 2
+    return _prove_child(*args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
