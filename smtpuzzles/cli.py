@@ -147,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    if getattr(sys.stdout, "encoding", "utf-8").lower().replace("-", "") != "utf8" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # an ASCII terminal gets '?' for arrows, not a traceback
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already reported in one line

@@ -386,3 +386,10 @@ def test_tatamibari_bench_without_the_shared_data_says_one_line(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_tatamibari.py"), "--data", str(tmp_path / "absent.json")],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "absent.json: no such file" in one_error_line(proc.stderr)
+
+
+def test_an_ascii_terminal_gets_the_picture_without_a_traceback(tmp_path):
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    proc = subprocess.run([sys.executable, "-m", "smtpuzzles", "solve", "nonary", "-", "--out", str(tmp_path / "runs")],
+                          input='[[3, 0, "é"], [9, "é", -1]]', capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stderr == "" and "escape plan" in proc.stdout
