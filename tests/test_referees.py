@@ -253,6 +253,22 @@ def test_tatamibari_referee_reports_the_one_broken_rule(rule, text, regions, exp
     assert tatamibari.referee(board(text), {"regions": regions}) == ([expected] if expected else [])
 
 
+def test_tatamibari_referee_reports_every_broken_region():
+    """One problem per region, in reading order: a referee that stopped at the first bad region
+    would hide the rest (and a region's first problem is the one it reports)."""
+    regions = [[1, 1, 2, 3], [1, 4, 4, 3], [5, 5, 5, 3]]
+    problems = tatamibari.referee(board("?*+?\n****\n*??*\n"), {"regions": regions})
+    assert problems == [
+        "region 1 (from r1c1) is not a rectangle",
+        "region 4 (r2c2 to r2c3) holds 0 clues, not 1",
+        "region 5 (r3c1 to r3c3) holds 2 clues, not 1",
+    ]
+    regions = [[1, 2, 3], [1, 2, 3]]
+    problems = tatamibari.referee(board("-+?\n***\n"), {"regions": regions})
+    assert problems == ["region 1 is 2 tall and 1 wide, wrong for its '-' at r1c1",
+                        "region 2 is 2 tall and 1 wide, wrong for its '+' at r1c2"]
+
+
 @pytest.mark.parametrize("regions", [None, [[1, 1]], [[1, 1], [1]], [[1, 1], "11"]])
 def test_tatamibari_referee_rejects_misshapen_solutions(regions):
     assert tatamibari.referee(board("?*\n**\n"), {"regions": regions}) == ["regions is not a 2x2 grid"]
