@@ -61,6 +61,14 @@ def reverse_first_visits(k):
     return change
 
 
+def reverse_visits_after_the_first(s):
+    """Visits 2..36 walked backwards: the only jump is from visit 1 to visit 2."""
+    for row in s["tour"]:
+        for c, t in enumerate(row):
+            if t >= 2:
+                row[c] = 38 - t
+
+
 def swap_columns(a, b):
     def change(s):
         for row in s["grid"]:
@@ -91,6 +99,7 @@ KINGTOUR_BROKEN = [
     # rule: consecutive visits a king move apart
     ("king move", reverse_first_visits(4), None, ["visit 4 r1c1 to visit 5 r2c5 is not a king move"]),
     ("king move, far end", reverse_first_visits(35), None, ["visit 35 r1c1 to visit 36 r1c6 is not a king move"]),
+    ("king move, first step", reverse_visits_after_the_first, None, ["visit 1 r1c1 to visit 2 r1c6 is not a king move"]),
 ]
 
 
@@ -282,6 +291,9 @@ ROGUE_MAP = "@....\n...$g\n.....\n"
 DUNGEON = rogue.load(ROGUE_MAP, "map", {})
 REACHABLE = [[r, c] for r in range(3) for c in range(5) if (r, c) not in {(1, 4), (0, 4), (2, 4)}]
 ROGUE_GOOD = {"path": [[0, 0], [0, 1], [1, 2], [1, 3]], "closed": REACHABLE}
+# Two monsters watch the cell (1, 1); the step from it to (1, 2) stays next to x only: the message
+# must name x, not the other monster y.
+TWO_MONSTERS = rogue.load("y.....\n......\n..x...\n......\n@.....\n", "map", {})
 WALLED = rogue.load("@$#.\n###$\n....\n", "map", {})  # the seed's map 6: one gold reachable
 OPEN = rogue.load("@.\n.$\n", "map", {})
 
@@ -308,6 +320,8 @@ ROGUE_BROKEN = [
     # rule: never next to the same monster two turns running
     ("two turns by g", DUNGEON, with_path((0, 0), (0, 1), (1, 2), (1, 3), (0, 3)),
      ["step 4 from [1, 3] to [0, 3] stays next to the monster at [1, 4] for two turns"]),
+    ("two turns by x, y near", TWO_MONSTERS, {"path": [[4, 0], [3, 0], [2, 0], [1, 1], [1, 2]]},
+     ["step 4 from [1, 1] to [1, 2] stays next to the monster at [2, 2] for two turns"]),
     # shape
     ("no path", DUNGEON, {"closed": REACHABLE}, ["the solution has no path"]),
     ("empty path", DUNGEON, {"path": []}, ["the solution has no path"]),
