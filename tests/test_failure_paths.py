@@ -536,3 +536,94 @@ def test_unreadable_run_json_is_one_ledger_error(tmp_path):
     (tmp_path / "run.json").write_text("[1,")
     with pytest.raises(LedgerError, match="not valid JSON"):
         read_json(tmp_path / "run.json")
+
+
+def test_a_new_run_folder_holds_what_it_promises(tmp_path):
+    import gzip
+
+    from smtpuzzles.ledger import GENESIS, header_genesis, read_base, sha256_text
+
+    ledger = Ledger.create(tmp_path / "deep" / "runs", dict(HEADER, mode="count"), "the input", "(assert true)\n")
+    run = read_json(ledger.dir / "run.json")
+    assert ledger.dir.name.startswith("toy-abababab")
+    assert (run["format"], run["status"], run["steps"], run["value"], run["ended"]) == (1, "running", 0, None, None)
+    assert run["puzzle"] == "toy" and run["mode"] == "count" and run["resumed"] == []
+    assert run["last_step_sha256"] == HEADER["instance_sha256"]
+    assert run["base"] == {"file": "base.smt2.gz", "sha256": sha256_text("(assert true)\n")}
+    assert read_base(ledger.dir, run) == "(assert true)\n"
+    assert (ledger.dir / "steps.jsonl").read_bytes() == b""
+    empty = read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert (empty.steps, empty.last_hash, empty.problems, empty.torn_tail) == ([], HEADER["instance_sha256"], [], False)
+    assert header_genesis({}) == GENESIS == "0" * 64
+    # Each line is canonical JSON (sorted keys, no spaces) carrying its index and the previous hash.
+    step = ledger.append({"result": "sat", "claim": {"op": "first"}})
+    line = (ledger.dir / "steps.jsonl").read_text()
+    assert line == json.dumps(step, sort_keys=True, separators=(",", ":")) + "\n"
+    assert (step["index"], step["prev"]) == (0, HEADER["instance_sha256"])
+    ledger.save_solution({"moves": []}, 3)
+    assert read_json(ledger.dir / "solution.json") == {"value": 3, "solution": {"moves": []}}
+    ledger.save_certificate("(check-sat)\n", {"op": "first"}, 0)
+    with gzip.open(ledger.dir / "certificate.smt2.gz", "rt") as handle:
+        assert handle.read() == "(check-sat)\n"
+    assert ledger.run["certificate"] == {"file": "certificate.smt2.gz", "claim": {"op": "first"}, "step": 0,
+                                         "sha256": sha256_text("(check-sat)\n")}
+    ledger.finish("infeasible", None)
+    run = read_json(ledger.dir / "run.json")
+    assert (run["status"], run["steps"], run["certificate"]["step"]) == ("infeasible", 1, 0) and run["ended"]
+    assert not list(ledger.dir.glob("*.tmp")) and not list(ledger.dir.glob(".*.tmp"))
+
+
+def test_a_file_where_the_run_folders_go_is_one_ledger_error(tmp_path):
+    (tmp_path / "runs").write_text("")
+    with pytest.raises(LedgerError, match="is a file, not a folder for run folders"):
+        Ledger.create(tmp_path / "runs", dict(HEADER), "", "")
+
+
+def test_a_run_folder_has_one_writer_at_a_time(tmp_path):
+    ledger = new_ledger(tmp_path, finish=None)
+    with pytest.raises(LedgerError, match="in use by another process"):
+        Ledger.resume(ledger.dir)
+    ledger.close()  # a run that dies without finishing lets the next writer in
+    again, steps = Ledger.resume(ledger.dir)
+    assert len(steps) == 3 and again.refuting_step({"op": "at_least", "k": 2}) == 2
+    assert read_json(ledger.dir / "run.json")["status"] == "running"
+    again.finish("unknown", 1)
+    third, _ = Ledger.resume(ledger.dir)  # an unknown run resumes; its earlier state is kept
+    assert third.previous == ("unknown", 1) and len(third.run["resumed"]) == 2
+    third.close()
+
+
+def test_steps_read_from_damaged_bytes(tmp_path):
+    path = tmp_path / "steps.jsonl"
+    read = read_steps(tmp_path, "g")
+    assert (read.steps, read.last_hash, read.torn_tail) == ([], "g", False)
+    assert read.problems == [f"{path}: file is missing"]
+    path.write_bytes(b'{"index":0,"pr')  # a kill during the very first line
+    read = read_steps(tmp_path, "g")
+    assert (read.steps, read.problems, read.torn_tail, read.last_hash) == ([], [], True, "g")
+    path.write_bytes(b'{"index":0,"prev":"g"}\n\xff\xfe\n{"index":2}\n')
+    read = read_steps(tmp_path, "g")
+    assert read.problems == ["steps.jsonl line 2: not valid JSON"] and len(read.steps) == 1  # reading stops there
+
+
+def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
+    from smtpuzzles.ledger import write_atomic
+
+    path = tmp_path / "run.json"
+    write_atomic(path, "old")
+    with pytest.raises(TypeError):
+        write_atomic(path, 12)  # not text: fails inside the write
+    assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
+
+
+def test_base_formula_missing_or_damaged(tmp_path):
+    from smtpuzzles.ledger import read_base
+
+    ledger = new_ledger(tmp_path)
+    run = read_json(ledger.dir / "run.json")
+    (ledger.dir / "base.smt2.gz").write_bytes(b"not gzip")
+    with pytest.raises(LedgerError, match="base formula is unreadable"):
+        read_base(ledger.dir, run)
+    (ledger.dir / "base.smt2.gz").unlink()
+    with pytest.raises(LedgerError, match="base formula is missing"):
+        read_base(ledger.dir, run)
