@@ -20,7 +20,7 @@ keeping an implied clause cannot make a false lemma RUP. RAT lemmas are not acce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 
@@ -30,6 +30,7 @@ class Verdict:
     message: str
     lemmas: int = 0  # lemmas in the proof
     checked: int = 0  # lemmas the refutation used, each verified by RUP
+    used: list[int] = field(default_factory=list)  # their places among the steps, last first
 
 
 class _Refuted(Exception):
@@ -291,7 +292,7 @@ class _Checker:
         self._mark_cone(conflict, len(self.trail))
 
         # Backward: undo each step; check the marked lemmas against what was there before them.
-        checked = 0
+        used: list[int] = []
         for i in range(last, -1, -1):
             cid = step_clause[i]
             if cid < 0:
@@ -301,7 +302,7 @@ class _Checker:
                 try:
                     self._attach(cid)
                 except _Refuted:
-                    return Verdict(False, f"internal inconsistency restoring {name(i)}", lemmas, checked)
+                    return Verdict(False, f"internal inconsistency restoring {name(i)}", lemmas, len(used), used)
                 continue
             self.alive[cid] = 0
             place = self._is_reason(cid)
@@ -311,9 +312,9 @@ class _Checker:
                 self.qhead = 0
             if self.marked[cid]:
                 if not self._rup(cid):
-                    return Verdict(False, f"{name(i)}: the clause does not follow by unit propagation", lemmas, checked)
-                checked += 1
-        return Verdict(True, f"empty clause derived; {checked} of {lemmas} lemmas used, each checked", lemmas, checked)
+                    return Verdict(False, f"{name(i)}: the clause does not follow by unit propagation", lemmas, len(used), used)
+                used.append(i)
+        return Verdict(True, f"empty clause derived; {len(used)} of {lemmas} lemmas used, each checked", lemmas, len(used), used)
 
     def _rup(self, cid: int) -> bool:
         conflict = self._propagate()

@@ -228,7 +228,9 @@ def check(query: Dimacs | str | bytes, proof: Proof | bytes, max_bytes: int = MA
 
 
 def check_with_dratify(query: Dimacs | str | bytes, proof: Proof | bytes) -> tuple[bool, str]:
-    """A second opinion from dratify (independent, pure Python, forward checking; slower)."""
+    """A second opinion from dratify (independent, pure Python, forward checking; slower). RAT
+    steps are refused as here: the solvers used write DRUP, and this keeps the two checkers' rules
+    the same."""
     try:
         import dratify
     except ImportError:
@@ -237,7 +239,7 @@ def check_with_dratify(query: Dimacs | str | bytes, proof: Proof | bytes) -> tup
     text = query.text if isinstance(query, Dimacs) else query
     try:
         result = dratify.check_proof(dratify.parse_dimacs(text if isinstance(text, str) else text.decode()),
-                                     data.decode("ascii"), engine="python")
+                                     data.decode("ascii"), check_rat=False, engine="python")
     except (ValueError, UnicodeDecodeError) as exc:
         return False, f"dratify: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
     return bool(result.ok), f"dratify: {result.reason}"
