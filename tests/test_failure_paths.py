@@ -627,3 +627,156 @@ def test_base_formula_missing_or_damaged(tmp_path):
     (ledger.dir / "base.smt2.gz").unlink()
     with pytest.raises(LedgerError, match="base formula is missing"):
         read_base(ledger.dir, run)
+
+
+# ------------------------------------------------------------------ driver and ledger, in detail
+def run_watched(objective, script, **kwargs):
+    """run_scripted, also collecting what on_solution and on_step were told."""
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
+    engine = Scripted(script)
+    steps, solutions, told = [], [], []
+
+    def record(step):
+        steps.append({"index": len(steps), **step})
+        return steps[-1]
+
+    rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], record, time_limit=None,
+                       on_step=told.append, on_solution=lambda s, v: solutions.append((s, v)))
+    outcome = drv.run_objective(rec, kwargs.get("mode", "optimise"), kwargs.get("limit"))
+    assert told == steps  # every recorded step is shown, once, in order
+    return outcome, steps, solutions, rec
+
+
+def test_every_outcome_carries_the_best_solution_and_its_value():
+    outcome, _, solutions, rec = run_watched(climb(), [sat(1), sat(2), ("unknown", None)])
+    assert (outcome.value, outcome.solution) == (2, {"v": 2}) and solutions == [({"v": 1}, 1), ({"v": 2}, 2)]
+    assert rec.checks == 3
+    outcome, _, solutions, _ = run_watched(climb(descend=True, upper=3), [sat(0), ("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.solution) == ("unknown", 0, {"v": 0})
+    outcome, _, solutions, _ = run_watched(climb(descend=True, upper=3), [sat(0), ("unsat", None), sat(2), ("unsat", None)])
+    assert (outcome.value, outcome.solution) == (2, {"v": 2}) and solutions[-1] == ({"v": 2}, 2)
+    outcome, _, solutions, _ = run_watched(lex(), [sat([1, 1]), sat([2, 1]), ("unsat", None), ("unknown", None)])
+    assert (outcome.value, outcome.solution) == ([2, 1], {"v": [2, 1]}) and solutions[-1] == ({"v": [2, 1]}, [2, 1])
+    outcome, _, _, _ = run_watched(lex(), [sat([3, 3]), ("unknown", None)])
+    assert (outcome.status, outcome.value, outcome.solution) == ("unknown", [3, 3], {"v": [3, 3]})
+    outcome, _, _, _ = run_watched(lex(), [sat([3, 3]), ("unsat", None)])
+    assert (outcome.status, outcome.value, outcome.solution) == ("optimal", [3, 3], {"v": [3, 3]})
+    for mode, script, limit in (("solve", [sat(1)], None), ("unique", [sat(1), sat(2)], None),
+                                ("count", [sat(1), sat(2)], 2), ("count", [sat(1), ("unknown", None)], None),
+                                ("count", [sat(1), ("unsat", None)], None), ("unique", [sat(1), ("unsat", None)], None)):
+        outcome, _, _, _ = run_watched(block(), script, mode=mode, limit=limit)
+        assert (outcome.value, outcome.solution) == (1, {"v": 1}), mode
+
+
+def test_interrupted_checks_stop_like_timeouts():
+    class Interrupted(Scripted):
+        def check(self, terms, timeout):
+            status, model = self.script.pop(0)
+            if status == "interrupted":
+                return CheckResult("interrupted", reason="interrupted")
+            return CheckResult("sat", model=model)
+
+    formula = Formula.from_cnf(CNF())
+    for objective, first in ((climb(), 1), (lex(), [1, 1]), (block(), 1)):
+        encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
+        engine = Interrupted([sat(first), ("interrupted", None)])
+        rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s)
+        outcome = drv.run_objective(rec, "count" if objective.kind == "satisfy" else "optimise")
+        assert (outcome.status, outcome.value, outcome.certificate) == ("interrupted", first, None)
+
+
+def test_no_descent_without_the_flag():
+    outcome, steps, _ = run_scripted(climb(descend=False, upper=3), [sat(0), sat(1), ("unsat", None)])
+    assert [c.get("k") for c in claims(steps)] == [None, 1, 2] and outcome.value == 1
+
+
+def test_guided_answers_are_remembered_and_replayed():
+    class Guided(Scripted):
+        def check(self, terms, timeout):
+            answer = super().check(terms, timeout)
+            answer.stats = {"guided": 1}
+            return answer
+
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, climb(descend=True, upper=3), lambda model: dict(model))
+    steps = []
+    rec = drv.Recorder(encoding, lambda: Guided([sat(1), ("unsat", None)]), lambda s: s["v"], lambda s: [],
+                       lambda s: steps.append(dict(s, index=len(steps))) or steps[-1])
+    assert rec.guided is False
+    outcome = drv.run_objective(rec)
+    # guided first model: the driver climbs (asks 2) instead of descending from 3
+    assert [s["claim"].get("k") for s in steps] == [None, 2] and outcome.value == 1
+    assert steps[0]["stats"] == {"guided": 1}
+    again = drv.Recorder(encoding, lambda: pytest.fail("replayed"), lambda s: s["v"], lambda s: [], lambda s: s, replay=steps)
+    assert drv.run_objective(again).value == 1 and again.guided is True
+    unguided = [dict(s, stats={}) for s in steps]
+    third = drv.Recorder(encoding, lambda: Scripted([("unsat", None), ("unsat", None)]), lambda s: s["v"], lambda s: [],
+                         lambda s: s, replay=unguided[:1])
+    drv.run_objective(third)  # replayed unguided: the descent from 3 is asked
+    assert third.guided is False and third.checks == 2
+
+
+def test_step_seconds_and_problem_list():
+    _, steps, _ = run_scripted(climb(), [sat(1), ("unsat", None)])
+    assert all(isinstance(s["seconds"], float) and 0 <= s["seconds"] < 1 for s in steps)
+    assert all(len(repr(s["seconds"]).split(".")[-1]) <= 4 for s in steps)  # rounded to 0.1 ms
+    with pytest.raises(drv.RefereeRejected) as caught:
+        run_scripted(climb(), [sat(1)], referee=lambda s: ["a", "b", "c", "d"])
+    assert str(caught.value) == "the solver's model breaks the rules: a; b; c"
+    with pytest.raises(drv.RefereeRejected) as caught:
+        run_scripted(lex(), [sat([2, 2]), ("unsat", None), ("unsat", None), sat([3, 3])])
+    assert str(caught.value) == "the closing certificate found a better vector after every position was closed"
+
+
+def test_lexicographic_bound_with_repeated_values():
+    """Each value twice over four positions: after the prefix [3, 3] no 3 is left, so 2 is the top."""
+    m = {1: 2, 2: 2, 3: 2}
+    # positions 0 and 1 closed by the bound (3 is the top with copies left); position 2 holds 2,
+    # the top after [3, 3]: bound; position 3 holds 1 < 2: asked (SAT [3, 3, 2, 2]), then 2 = top
+    script = [sat([3, 3, 2, 1]), sat([3, 3, 2, 2]), ("unsat", None)]
+    outcome, steps, _ = run_scripted(lex(4, multiplicity=m), script)
+    assert outcome.value == [3, 3, 2, 2]
+    assert [s["by"] for s in steps] == ["solver", "bound", "bound", "bound", "solver", "bound", "solver"]
+    # a value missing from the counts has no copies: 4 never counts as left
+    outcome, steps, _ = run_scripted(lex(1, domain=(1, 2, 4), multiplicity={1: 1, 2: 1}), [sat([2]), ("unsat", None)])
+    assert [s["by"] for s in steps] == ["solver", "bound", "solver"]
+
+
+def test_ledger_errors_name_their_file(tmp_path):
+    from smtpuzzles.ledger import canonical_json, now, read_base
+
+    for call, path, message in (
+        (lambda: read_json(tmp_path / "gone.json"), tmp_path / "gone.json", "file is missing"),
+        (lambda: read_base(tmp_path, {}), tmp_path / "base.smt2.gz", "base formula is missing"),
+        (lambda: read_base(tmp_path, {"base": {"file": "other.gz"}}), tmp_path / "other.gz", "base formula is missing"),
+    ):
+        with pytest.raises(LedgerError) as caught:
+            call()
+        assert (caught.value.message, caught.value.where) == (message, str(path))
+    (tmp_path / "bad.json").write_text("[1,")
+    with pytest.raises(LedgerError) as caught:
+        read_json(tmp_path / "bad.json")
+    assert caught.value.where == str(tmp_path / "bad.json")
+    assert caught.value.message == "not valid JSON (Expecting value at line 1 column 4)"
+    (tmp_path / "base.smt2.gz").write_bytes(b"junk")
+    with pytest.raises(LedgerError) as caught:
+        read_base(tmp_path, {})
+    assert caught.value.where == str(tmp_path / "base.smt2.gz")
+    (tmp_path / "runs").write_text("")
+    with pytest.raises(LedgerError) as caught:
+        Ledger.create(tmp_path / "runs", dict(HEADER), "", "")
+    assert caught.value.where == str(tmp_path / "runs")
+    assert canonical_json({"b": "é", "a": 1}) == '{"a":1,"b":"é"}'  # UTF-8 as is, not \\u escapes
+    import re
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}", now())
+
+
+def test_a_seal_with_the_right_count_but_another_last_hash(tmp_path):
+    ledger = new_ledger(tmp_path)
+    run = read_json(ledger.dir / "run.json")
+    read = read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert seal_problem(dict(run, last_step_sha256="0" * 64), read).endswith(
+        "or ends differently (steps cut off, appended or edited)")
+    assert seal_problem(dict(run, steps=4), read) is not None
+    assert seal_problem(dict(run, status="running", steps=9), read) is None
