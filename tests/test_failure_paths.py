@@ -780,3 +780,29 @@ def test_a_seal_with_the_right_count_but_another_last_hash(tmp_path):
         "or ends differently (steps cut off, appended or edited)")
     assert seal_problem(dict(run, steps=4), read) is not None
     assert seal_problem(dict(run, status="running", steps=9), read) is None
+
+
+def test_run_folder_names_and_resume_details(tmp_path):
+    import re
+
+    first, second = new_ledger(tmp_path), new_ledger(tmp_path)
+    stem = re.fullmatch(r"toy-ababababab-\d{8}-\d{6}", first.dir.name)
+    assert stem, first.dir.name
+    # a second run in the same second gets "-2"; one in the next second, a name of its own
+    assert second.dir.name == first.dir.name + "-2" or re.fullmatch(r"toy-ababababab-\d{8}-\d{6}", second.dir.name)
+    assert read_json(first.dir / "run.json")["host"].keys() == {"name", "python", "platform"}
+    unknown = new_ledger(tmp_path / "u", finish="unknown")
+    again, _ = Ledger.resume(unknown.dir)
+    assert read_json(unknown.dir / "run.json")["status"] == "running"  # on disk at once
+    again._steps.write(b'{"half')  # Ctrl-C mid-line: finish cuts it, as resume would
+    again._steps.flush()
+    again.finish("unknown", 2)
+    assert (unknown.dir / "steps.jsonl").read_bytes().endswith(b"}\n")
+    assert read_steps(unknown.dir, HEADER["instance_sha256"]).problems == []
+    for status in ("optimal", "unknown"):
+        done = new_ledger(tmp_path / status, finish=status)
+        if status == "unknown":
+            (done.dir / "steps.jsonl").write_bytes(b"")  # steps cut off: tampered
+        with pytest.raises(LedgerError) as caught:
+            Ledger.resume(done.dir)
+        assert caught.value.where == str(done.dir)
