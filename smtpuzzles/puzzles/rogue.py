@@ -24,9 +24,10 @@ DEFAULT_ENGINE = "z3"
 MODES = ("optimise",)
 MONSTER = re.compile(r"[a-zA-Z*&]")
 WALKABLE = set(".$@ ")
-# Measured: a 300x300 map loads and encodes in 2 s and 0.33 GB (about 3.7 kB a cell, linear), but z3
-# then needs about 5 minutes to prove it (README, Performance): the bound is set by solving time.
-LIMITS = {"cells": 90_000}
+# Measured: encoding is linear, about 3.7 kB a cell (300x300 in 2 s and 0.33 GB), but z3's own memory
+# is not: whole runs of generated maps took 19 s and 0.94 GB at 150x150, 54 s and 1.9 GB at 200x200,
+# and at 300x300 4.4 GB with the first check still open after 400 s. So 200x200 worth of cells.
+LIMITS = {"cells": 40_000}
 
 
 @dataclass(frozen=True)
