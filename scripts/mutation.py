@@ -64,12 +64,19 @@ def mutant_prefix(path: str, function: str) -> str:
     return f"{module}.x_{function}__mutmut_"
 
 
+# What the tests read besides the package: examples, generators, the exported encodings, README.
+COPIED = ("smtpuzzles", "tests", "scripts", "encodings", "results", "README.md", "pyproject.toml")
+
+
 def scratch_copy(ref: str | None, where: Path) -> None:
     if ref is None:
-        for part in ("smtpuzzles", "tests", "scripts"):
-            shutil.copytree(ROOT / part, where / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for part in COPIED:
+            if (ROOT / part).is_dir():
+                shutil.copytree(ROOT / part, where / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            elif (ROOT / part).exists():
+                shutil.copy2(ROOT / part, where / part)
     else:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "smtpuzzles", "tests", "scripts"],
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, *COPIED],
                                  capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
 
@@ -84,7 +91,7 @@ def write_config(where: Path, paths: list[str], tests: list[str]) -> None:
         f"pytest_add_cli_args_test_selection =\n{listing(tests)}\n"
         # The whole package is copied beside the mutated files, or the installed (editable) one
         # would supply the modules that are not mutated.
-        f"also_copy =\n{listing(['smtpuzzles', 'scripts', 'tests'])}\n"
+        f"also_copy =\n{listing(COPIED)}\n"
     )
 
 
@@ -155,7 +162,7 @@ def main(argv=None) -> int:
                              capture_output=True, text=True)
         seconds = time.perf_counter() - started
         results = read_results(where, paths)
-        if run.returncode != 0 and not results:
+        if not any(v is not None for v in results.values()):  # nothing ran: say why
             print(run.stdout[-3000:] + run.stderr[-3000:], file=sys.stderr)
             return 1
         rows = score_rows(targets, results)
