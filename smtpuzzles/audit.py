@@ -32,7 +32,7 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.run import recorded_instance
+from smtpuzzles.run import Rules, recorded_instance, same_json
 from smtpuzzles.runfolder import BASE, CERTIFICATE, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 
@@ -94,32 +94,6 @@ class Report:
                 "resolved": self.resolved}
 
 
-class Rules:
-    """The puzzle's referee and value over solutions read from a folder: JSON of any shape, so a
-    referee that trips over it is reported as a malformed ledger, never a traceback."""
-
-    def __init__(self, module, instance):
-        self.module = module
-        self.instance = instance
-
-    def judge(self, solution, where: str) -> tuple[list[str], object]:
-        """(problems, value): the value only when the solution passes the referee."""
-        if not isinstance(solution, dict):
-            raise LedgerError("a solution must be a JSON object", where)
-        try:
-            problems = list(self.module.referee(self.instance, solution))
-            return (problems, None) if problems else ([], self.module.value(self.instance, solution))
-        except Exception as exc:  # noqa: BLE001 - any crash on folder data is a malformed ledger
-            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
-
-    def shown(self, value):
-        return self.module.value_json(value)
-
-    def same(self, a: dict, b: dict) -> bool:
-        same = getattr(self.module, "same_solution", None)
-        return same(self.instance, a, b) if same else canonical_json(a) == canonical_json(b)
-
-
 def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int = 2, scheduler: str | None = None,
           timeout: float | None = None, progress: Callable[[dict], None] | None = None) -> Report:
     """Audit one run folder. An unreadable, malformed or tampered folder raises LedgerError (exit 2)."""
@@ -146,8 +120,8 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     if digest[0] != run["base"]["sha256"] and (digest[0] != "larger" or run["base"]["sha256"] == enc.formula.sha256):
         raise LedgerError("base formula does not match its recorded sha-256", str(folder.path / BASE))
 
-    models = _check_models(report, folder, rules)
-    claim = _check_claims(report, folder, rules, enc, mode, models)
+    models, witnesses = _check_models(report, folder, rules)
+    claim = _check_claims(report, folder, rules, enc, mode, models, witnesses)
     _check_drift(report, folder, enc, digest, document)
     certify = getattr(module, "certify", None)
     if certify is not None and folder.solution is not None and run["status"] == "optimal":
@@ -165,18 +139,24 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
 
 
 # --------------------------------------------------------------------------------------------- models
-def _check_models(report: Report, folder, rules: Rules) -> list[tuple[int, dict, object]]:
-    """Referee every recorded model; returns the good ones as (step index, solution, value)."""
-    bad, good = 0, []
+def _check_models(report: Report, folder, rules: Rules):
+    """Referee every model in the folder. Returns the good models of SAT steps as (step index,
+    solution, value), and the values of every model anywhere that passes the referee (any step's,
+    whatever its result, and solution.json's): each is a witness a claim must not contradict."""
+    bad, good, witnesses = 0, [], []
     where = str(folder.path / "steps.jsonl")
     for step in folder.steps:
-        if step["result"] != "sat":
+        if "solution" not in step:
             continue
         problems, worth = rules.judge(step["solution"], f"{where} line {step['index'] + 1}")
+        if step["result"] != "sat":
+            if not problems:
+                witnesses.append((f"step {step['index']}", worth))
+            continue
         if problems:
             bad += 1
             report.add("models", False, f"step {step['index']}: the model breaks the rules: {problems[0]}")
-        elif worth != step["value"]:
+        elif not same_json(worth, step["value"]):
             bad += 1
             report.add("models", False, f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, the step says {_short(step['value'])}")
         elif not _meets(step["claim"], step["solution"], worth, rules):
@@ -184,20 +164,25 @@ def _check_models(report: Report, folder, rules: Rules) -> list[tuple[int, dict,
             report.add("models", False, f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
         else:
             good.append((step["index"], step["solution"], worth))
+            witnesses.append((f"step {step['index']}", worth))
     if not bad:
         n_sat = sum(1 for s in folder.steps if s["result"] == "sat")
         report.add("models", True, f"{n_sat} recorded models pass the {rules.module.NAME} referee and meet their claims")
+    claimed = folder.run.get("value")
     if folder.saved is not None:
         problems, worth = rules.judge(folder.solution, str(folder.path / "solution.json"))
         if problems:
             report.add("models", False, f"solution.json breaks the rules: {problems[0]}")
-        elif rules.shown(worth) != folder.saved["value"]:
+        elif not same_json(rules.shown(worth), folder.saved["value"]):
             report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, it says {_short(folder.saved['value'])}")
-        elif folder.finished and folder.run.get("value") is not None and rules.shown(worth) != folder.run["value"]:
-            report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, run.json claims {_short(folder.run['value'])}")
+        elif folder.finished and claimed is not None and not same_json(rules.shown(worth), claimed):
+            report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, run.json claims {_short(claimed)}")
         else:
+            witnesses.append(("solution.json", worth))
             report.add("models", True, "solution.json passes the referee and has the claimed value")
-    return good
+    elif claimed is not None:
+        report.add("models", False, f"run.json claims {_short(claimed)}, but there is no solution.json to show it")
+    return good, witnesses
 
 
 def _meets(claim: dict, solution: dict, worth, rules: Rules) -> bool:
@@ -210,12 +195,13 @@ def _meets(claim: dict, solution: dict, worth, rules: Rules) -> bool:
     if op == "at_least":
         return isinstance(worth, int) and worth >= claim["k"]
     if op == "block":
-        return all(isinstance(other, dict) and rules.same(solution, other) is False for other in claim["solutions"])
+        return all(isinstance(other, dict) and rules.same(solution, other, "a block claim") is False
+                   for other in claim["solutions"])
     return True
 
 
 # --------------------------------------------------------------------------------------------- claims
-def required_refutation(folder, rules: Rules, kind: str, mode: str, models) -> tuple[dict | None, str]:
+def required_refutation(folder, rules: Rules, kind: str, mode: str, models, witnesses) -> tuple[dict | None, str]:
     """What must have been refuted for the run's claimed status and value to hold, derived from the
     claim itself (never read from the folder), and the claim in words. None: the status claims
     nothing that needs a refutation (solved, unknown, interrupted, running); a status that cannot
@@ -223,32 +209,36 @@ def required_refutation(folder, rules: Rules, kind: str, mode: str, models) -> t
     run, status = folder.run, folder.run["status"]
     extra = run.get("extra") or {}
     if status in ("running", "unknown", "interrupted"):
+        count = extra.get("count")
+        if count is not None and count != len(_distinct(rules, [s for _, s, _ in models])):
+            raise ClaimFails(f"a count of {count} so far, but the recorded models differ")
         return None, f"status {status}: no optimality claimed"
     if status == "infeasible":
         if any(s["result"] == "sat" for s in folder.steps):  # even a model the referee rejects
             raise ClaimFails("infeasible claimed, yet a recorded check found a solution")
+        if witnesses or folder.saved is not None:
+            raise ClaimFails(f"infeasible claimed, yet the folder holds a solution ({(witnesses or [('solution.json',)])[0][0]})")
         return {"op": "first"}, "infeasible: there is no solution"
     if folder.saved is None:
         raise ClaimFails(f"status {status} but no solution.json")
     best = rules.judge(folder.solution, str(folder.path / "solution.json"))[1]
-    if best is None or rules.shown(best) != run.get("value"):
+    if best is None or not same_json(rules.shown(best), run.get("value")):
         raise ClaimFails(f"run.json claims {_short(run.get('value'))}, which solution.json does not reach")
     found = [(index, solution) for index, solution, _ in models]
-    worth = {index: value for index, _, value in models}
     if len(found) != sum(1 for s in folder.steps if s["result"] == "sat"):
         raise ClaimFails("a recorded model breaks the rules, so the run's search cannot be trusted")
     if not any(rules.same(solution, folder.solution) for _, solution in found):
         raise ClaimFails("the claimed solution was not found by any recorded check")
     if status == "optimal":
         if kind == "lex":
-            better = [i for i, _ in found if worth[i] > list(best)]
+            better = [label for label, value in witnesses if value > list(best)]
             if better:
-                raise ClaimFails(f"optimal claimed, yet step {better[0]} recorded a better model")
+                raise ClaimFails(f"optimal claimed, yet {better[0]} holds a better solution")
             return {"op": "lex_greater", "best": list(best)}, f"optimal: nothing beats {_short(rules.shown(best), 24)}"
         if kind == "max":
-            better = [i for i, _ in found if worth[i] > best]
+            better = [label for label, value in witnesses if value > best]
             if better:
-                raise ClaimFails(f"optimal claimed, yet step {better[0]} recorded a better model")
+                raise ClaimFails(f"optimal claimed, yet {better[0]} holds a better solution")
             return {"op": "at_least", "k": best + 1}, f"optimal: {best} is the most, {best + 1} cannot be reached"
         raise ClaimFails(f"optimal claimed for a run with nothing to optimise ({kind})")
     if status != "solved" or kind != "satisfy":
@@ -287,10 +277,10 @@ def _distinct(rules: Rules, solutions: list[dict]) -> list[dict]:
     return out
 
 
-def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models) -> dict | None:
+def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, witnesses) -> dict | None:
     """The derived refutation, checked against the folder; returns it for --resolve."""
     try:
-        claim, words = required_refutation(folder, rules, enc.objective.kind, mode, models)
+        claim, words = required_refutation(folder, rules, enc.objective.kind, mode, models, witnesses)
     except ClaimFails as exc:
         report.add("claims", False, str(exc))
         return None

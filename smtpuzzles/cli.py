@@ -199,12 +199,10 @@ RESUME_FIXES = (("input", "INPUT"), ("clues", "--clues"), ("size", "--size"), ("
 
 def check_resume(args) -> None:
     """A resumed run keeps its recorded puzzle, instance and options: refuse any that would be ignored."""
-    from smtpuzzles.ledger import read_json
+    from smtpuzzles.runfolder import read_run_json
 
-    if not Path(args.resume, "run.json").exists():
-        raise InputError("not a run folder (no run.json)", args.resume)
-    run = read_json(Path(args.resume, "run.json"))
-    recorded = run.get("puzzle") if isinstance(run, dict) else None
+    run = read_run_json(Path(args.resume))  # the checked reader: caps, no symlinks, a schema
+    recorded = run["puzzle"]
     if recorded != args.puzzle:
         raise InputError(f"this is a {recorded} run, not {args.puzzle}: resume it with "
                          f"'smtpuzzles solve {recorded} --resume'", args.resume)
@@ -355,7 +353,7 @@ def cmd_audit(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from smtpuzzles.audit import Rules
+    from smtpuzzles.run import Rules
     from smtpuzzles.run import recorded_instance
     from smtpuzzles.runfolder import open_run
 

@@ -76,6 +76,8 @@ def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
                 row["audit"] = audit(run_dir).verdict
             except LedgerError as exc:
                 row["audit"] = f"unreadable: {exc.message}"
+            except Exception as exc:  # noqa: BLE001 - one folder never stops the table for the others
+                row["audit"] = f"unreadable: the audit stopped ({exc.__class__.__name__})"
     return rows
 
 

@@ -20,6 +20,60 @@ def instance_sha(canonical: dict) -> str:
     return sha256_text(canonical_json(canonical))
 
 
+class Rules:
+    """The puzzle's referee and value over solutions read from a folder: JSON of any shape, so a
+    referee that trips over it is reported as a malformed ledger, never a traceback."""
+
+    def __init__(self, module, instance):
+        self.module = module
+        self.instance = instance
+
+    def judge(self, solution, where: str) -> tuple[list[str], object]:
+        """(problems, value): the value only when the solution passes the referee."""
+        if not isinstance(solution, dict):
+            raise LedgerError("a solution must be a JSON object", where)
+        try:
+            problems = list(self.module.referee(self.instance, solution))
+            return (problems, None) if problems else ([], self.module.value(self.instance, solution))
+        except Exception as exc:  # noqa: BLE001 - any crash on folder data is a malformed ledger
+            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
+
+    def shown(self, value):
+        return self.module.value_json(value)
+
+    def same(self, a: dict, b: dict, where: str = "a claim") -> bool:
+        same = getattr(self.module, "same_solution", None)
+        if same is None:
+            return canonical_json(a) == canonical_json(b)
+        try:
+            return bool(same(self.instance, a, b))
+        except Exception as exc:  # noqa: BLE001 - a claim's solution of a shape the puzzle does not read
+            raise LedgerError(f"a solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
+
+
+def same_json(a, b) -> bool:
+    """Equal as JSON, types included: 5.0 and true are not the count 5 and 1."""
+    return canonical_json(a) == canonical_json(b)
+
+
+def check_replayable(folder, rules: Rules) -> None:
+    """A resume replays recorded models as answers, so each must pass the referee and have the value
+    recorded with it (recorded UNSAT answers are replayed on trust, as the README says)."""
+    where = str(folder.path / "steps.jsonl")
+    for step in folder.steps:
+        if step["result"] == "sat":
+            problems, worth = rules.judge(step["solution"], f"{where} line {step['index'] + 1}")
+            if problems or not same_json(worth, step["value"]):
+                raise LedgerError(f"line {step['index'] + 1}: the recorded model " + (
+                    f"breaks the rules ({problems[0]})" if problems else "does not have its recorded value")
+                    + "; refusing to resume", where)
+    if folder.saved is not None:
+        problems, worth = rules.judge(folder.solution, str(folder.path / "solution.json"))
+        if problems or not same_json(rules.shown(worth), folder.saved["value"]):
+            raise LedgerError("the saved solution breaks the rules or its value; refusing to resume",
+                              str(folder.path / "solution.json"))
+
+
 def recorded_instance(run: dict, where: str):
     """(puzzle module, instance) of a run.json the run-folder reader has checked: the puzzle parses
     and validates the recorded instance as it would any input, and the instance must hash to the
@@ -76,12 +130,14 @@ def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_s
     # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
     # parameters): a folder may come from anyone, and its parameters reach a solver.
     try:
-        run = open_run(Path(run_dir)).run
+        folder = open_run(Path(run_dir))
     except LedgerError as exc:
         raise LedgerError(f"{exc.message}; refusing to resume a tampered or malformed ledger", exc.where) from None
+    run = folder.run
     if run["status"] in ("optimal", "solved", "infeasible"):
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
     module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
+    check_replayable(folder, Rules(module, instance))
     enc = module.encode(instance, run["encoding"]["name"])
     if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
         raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))

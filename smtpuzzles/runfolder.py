@@ -39,8 +39,10 @@ MiB = 1 << 20
 # 60 MB); a folder beyond them is refused rather than read.
 MAX_RUN_JSON = 64 * MiB
 MAX_SOLUTION_JSON = 64 * MiB
-MAX_STEPS_FILE = 256 * MiB
-MAX_STEP_LINE = 64 * MiB
+# Steps are held as Python objects, about 7 bytes of memory per byte of file: 64 MiB keeps a folder
+# at the cap under half a GiB.
+MAX_STEPS_FILE = 64 * MiB
+MAX_STEP_LINE = 16 * MiB
 MAX_GZ_FILE = 1024 * MiB
 
 GENESIS = "0" * 64
@@ -100,6 +102,23 @@ def parse_json(data: bytes, where: str):
         raise LedgerError(f"not valid JSON ({exc})", where) from None
     except RecursionError:
         raise LedgerError("JSON nested too deeply", where) from None
+
+
+def check_text(data, where: str, path: str = "") -> None:
+    """No string anywhere in `data` holds a control character: folder text is shown on terminals,
+    and an escape sequence there could paint over a verdict or reach the clipboard."""
+    stack = [(data, path)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, str):
+            if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+                raise LedgerError(f"a string{' at ' + at if at else ''} holds a control character", where)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                stack.append((key, at))
+                stack.append((item, f"{at}.{key}"[:80] if at else str(key)[:40]))
+        elif isinstance(value, list):
+            stack.extend((item, f"{at}[{i}]") for i, item in enumerate(value))
 
 
 def _no_constant(name: str):
@@ -239,7 +258,26 @@ def check_run(run, where: str) -> dict:
     if run.get("time_limit") is not None:
         _require(_is_number(run["time_limit"]) and run["time_limit"] > 0, "time_limit must be a positive number", where)
     _require(all(isinstance(r, str) for r in run.get("resumed", [])), "resumed must hold strings", where)
+    check_extra(run.get("extra", {}), run["status"], where)
+    check_text(run, where)
     return run
+
+
+EXTRA_KEYS = {"proved_digits": int, "unique": bool, "other": dict, "count": int, "count_complete": bool}
+
+
+def check_extra(extra: dict, status: str, where: str) -> None:
+    """What a run adds to its status; uniqueness and complete counts only on a solved run."""
+    for key, value in extra.items():
+        _require(key in EXTRA_KEYS, f"extra has an unknown key {str(key)[:40]!r}", where)
+        kind = EXTRA_KEYS[key]
+        _require(isinstance(value, kind) and (kind is bool or not isinstance(value, bool)),
+                 f"extra.{key} must be {kind.__name__}", where)
+        if kind is int:
+            _require(value >= 0, f"extra.{key} must be >= 0", where)
+    if status != "solved":
+        for key in ("unique", "count_complete", "other"):
+            _require(key not in extra, f"extra.{key} belongs to a solved run, not a {status} one", where)
 
 
 def check_step(step, number: int, where: str) -> dict:
@@ -254,12 +292,14 @@ def check_step(step, number: int, where: str) -> dict:
     if step["result"] == "sat":
         _require("solution" in step and "value" in step, "a sat step must carry its solution and value", place)
     check_claim(step["claim"], place)
+    check_text(step, place)
     return step
 
 
 def check_saved_solution(saved, where: str) -> dict:
     _require(isinstance(saved, dict) and set(saved) == {"value", "solution"} and isinstance(saved["solution"], dict),
              "must be an object {value, solution} with an object as solution", where)
+    check_text(saved, where)
     return saved
 
 
@@ -331,7 +371,7 @@ class RunFolder:
 def read_run_json(folder: Path) -> dict:
     folder = Path(folder)
     if not folder.is_dir():
-        raise LedgerError("not a folder", str(folder))
+        raise LedgerError("not a run folder (no run.json)", str(folder))
     data = read_capped(folder, RUN, MAX_RUN_JSON, "run.json", required=False)
     if data is None:
         raise LedgerError("not a run folder (no run.json)", str(folder))
