@@ -1,7 +1,7 @@
 """Roguelike benchmark: the SMT answer (flow encoding, z3, proof of optimality included) against the
 plain BFS reference from the tests, side by side on seeded random maps of growing size.
 
-  python scripts/bench_rogue.py [--sizes 20 100 300] [--seeds 3]
+  python scripts/bench_rogue.py [--sizes 20 100 200] [--seeds 3]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from test_rogue import bfs_gold  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", type=int, default=[20, 100, 300])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[20, 100, 200])
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     print(f"{'map':9} {'seed':>4} {'gold':>5} {'SMT s':>9} {'BFS s':>9} {'SMT/BFS':>9} {'s per 1k cells':>15}  agree")
