@@ -14,6 +14,7 @@ last line is the only damage such a kill can do, and resume drops it. Nothing he
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
@@ -21,6 +22,7 @@ import os
 import platform
 import secrets
 import socket
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,25 +48,68 @@ def now() -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    # A temporary name of its own (pid and random), so that two writers never share one and a
-    # reader only ever sees the old file or the new one.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    _replace_with(path, lambda handle: handle.write(str.encode(text, "utf-8")))
 
 
 def write_gz(path: Path, text: str) -> None:
     # Level 1: a 50x50 Tatamibari base (1.2M clauses) took 12 s to compress at level 9, under 2 s
     # here, for files about a third larger. The text's sha-256 is what is checked, not the bytes.
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as handle:
-        handle.write(text)
+    def write(handle):
+        with gzip.GzipFile(filename="", mode="wb", fileobj=handle, compresslevel=1, mtime=0) as packed:
+            # Encoded a slice at a time: a large base is not held twice over, text and bytes.
+            for start in range(0, len(text), 1 << 20):
+                packed.write(str.encode(text[start:start + (1 << 20)], "utf-8"))
+    _replace_with(path, write)
+
+
+def _replace_with(path: Path, write) -> None:
+    """Write a file whole under a temporary name, then rename it onto `path`.
+
+    The temporary name is the writer's own (pid and random) and is created exclusively without
+    following symlinks, so that two writers never share one and nothing planted in a folder is
+    written through; the rename replaces whatever entry `path` is (a symlink included) instead of
+    writing to what it points at. A reader only ever sees the old file or the new one."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(tmp, flags, 0o644)
+    except OSError as exc:
+        raise LedgerError(f"cannot write ({exc.strerror})", str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise LedgerError(f"cannot write ({exc.strerror or exc})", str(path)) from None
+        raise
+
+
+def _open_steps_for_append(path: Path):
+    """steps.jsonl opened for appending, refused unless it is the folder's own regular file."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = _open_regular_for_writing(path, flags)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "ab")
+
+
+def _open_regular_for_writing(path: Path, flags: int) -> int:
+    # O_NOFOLLOW refuses a symlink, O_NONBLOCK keeps a FIFO from blocking the open, and fstat on
+    # the open fd (no race with the path) refuses a FIFO, device or socket.
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LedgerError("is a symbolic link; refusing to write through it", str(path)) from None
+        raise LedgerError(f"cannot open for writing ({exc.strerror})", str(path)) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LedgerError("is not a regular file; refusing to write to it", str(path))
+    return fd
 
 
 def read_json(path: Path) -> dict:
@@ -122,7 +167,7 @@ class Ledger:
         self.run = run
         self.last_hash = last_hash
         self.next_index = next_index
-        self._steps = open(run_dir / "steps.jsonl", "ab")
+        self._steps = _open_steps_for_append(run_dir / "steps.jsonl")
         self.previous: tuple | None = None  # (status, value) before a resume
         self._refuted: dict[str, int] = {}  # claim (canonical JSON) -> index of its UNSAT step
         self._lock: FolderLock | None = None  # set by create/resume, released by finish/close
@@ -163,7 +208,7 @@ class Ledger:
         # Locked before anything is written, so that no resume can start on a half-made folder.
         lock = FolderLock(run_dir).acquire()
         try:
-            (run_dir / "input.txt").write_text(input_text, encoding="utf-8")
+            write_atomic(run_dir / "input.txt", input_text)
             write_gz(run_dir / "base.smt2.gz", base_document)
             run = {
                 "format": FORMAT,
@@ -179,7 +224,6 @@ class Ledger:
                 "resumed": [],
             }
             write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
-            (run_dir / "steps.jsonl").touch()
             ledger = cls(run_dir, run, header_genesis(header), 0)
         except BaseException:
             lock.release()
@@ -273,9 +317,22 @@ class Ledger:
 
 def cut_torn_tail(path: Path) -> None:
     """Drop a half-written last line (a kill or Ctrl-C mid-write); every complete line stays."""
-    data = path.read_bytes()
-    with open(path, "r+b") as handle:
-        handle.truncate(data.rfind(b"\n") + 1)
+    fd = _open_regular_for_writing(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        size = os.fstat(fd).st_size
+        # Only the tail is needed: the last newline is at most one (torn) step away from the end.
+        keep, chunk_end = 0, size
+        while chunk_end > 0:
+            start = max(0, chunk_end - (1 << 16))
+            chunk = os.pread(fd, chunk_end - start, start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            chunk_end = start
+        os.ftruncate(fd, keep)
+    finally:
+        os.close(fd)
 
 
 def seal_problem(run: dict, read: StepsRead) -> str | None:

@@ -12,8 +12,10 @@ folders shared by a Dask cluster are covered when the mount supports locking.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -36,11 +38,7 @@ class FolderLock:
 
     def acquire(self) -> "FolderLock":
         path = self.folder / LOCK_NAME
-        try:
-            # Opened without truncating: the holder's pid must stay readable until we own the lock.
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise LedgerError(f"cannot open the lock file ({exc.strerror})", str(path)) from None
+        fd = _open_lock_file(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -54,8 +52,13 @@ class FolderLock:
         # Written in place at a fixed width, never truncated to empty first, so that a second
         # writer reading it at any moment sees the old pid or the new one.
         record = f"{os.getpid():<10}\n".encode()
-        os.pwrite(fd, record, 0)
-        os.ftruncate(fd, len(record))
+        try:
+            os.pwrite(fd, record, 0)
+            os.ftruncate(fd, len(record))
+        except OSError as exc:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise LedgerError(f"cannot write the lock file ({exc.strerror})", str(path)) from None
         self._fd = fd
         return self
 
@@ -91,3 +94,44 @@ def _holder(fd: int) -> str:
             return text
         time.sleep(0.005)
     return ""
+
+
+def _open_lock_file(path: Path) -> int:
+    """An fd on `path` that is certainly a regular file inside the folder.
+
+    A run folder may come from anyone: a `.lock` planted as a symlink would have the pid written
+    (and the file truncated) wherever it points, and a FIFO or device would block or fail without
+    a name. O_NOFOLLOW refuses a symlink as the last component, O_NONBLOCK keeps a FIFO from
+    blocking the open, and fstat on the opened fd (not the path: no race) refuses the rest.
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
+    try:
+        # Opened without truncating: the holder's pid must stay readable until we own the lock.
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LedgerError("the lock file is a symbolic link; refusing to write through it", str(path)) from None
+        if exc.errno == errno.EISDIR:
+            raise LedgerError("the lock file is a folder, not a regular file", str(path)) from None
+        raise LedgerError(f"cannot open the lock file ({exc.strerror})", str(path)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise LedgerError(f"cannot inspect the lock file ({exc.strerror})", str(path)) from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise LedgerError(f"the lock file is {_kind(mode)}, not a regular file", str(path))
+    return fd
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a plain file"

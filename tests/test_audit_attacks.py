@@ -239,8 +239,6 @@ def test_a_value_without_a_solution_is_not_clean(cli):
 
 
 # ----------------------------------------------------------------- solve --resume on a crafted folder
-@pytest.mark.xfail(strict=True, reason="FolderLock.acquire (locking.py) opens .lock following symlinks and "
-                   "truncates it: resume overwrites any file the user can write")
 def test_resume_does_not_write_through_a_lock_symlink(cli, tmp_path):
     run_dir = nonary_run(cli)
     make_resumable(run_dir)
@@ -252,8 +250,6 @@ def test_resume_does_not_write_through_a_lock_symlink(cli, tmp_path):
     assert victim.read_bytes() == b"precious\n"
 
 
-@pytest.mark.xfail(strict=True, reason="the closing certificate is written with gzip.open in place "
-                   "(ledger.write_gz), following a symlink out of the folder")
 def test_resume_does_not_write_through_a_certificate_symlink(cli, tmp_path):
     run_dir = nonary_run(cli)
     make_resumable(run_dir)
@@ -264,8 +260,6 @@ def test_resume_does_not_write_through_a_certificate_symlink(cli, tmp_path):
     assert victim.read_bytes() == b"precious\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a FIFO or device as .lock: os.pwrite/ftruncate raise OSError "
-                   "without a file name, a traceback")
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_resume_with_an_odd_lock_file_is_one_line(cli, kind):
     run_dir = nonary_run(cli)
