@@ -95,7 +95,7 @@ class Report:
 
 
 def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int = 2, scheduler: str | None = None,
-          timeout: float | None = None, progress: Callable[[dict], None] | None = None) -> Report:
+          timeout: float | None = None, progress: Callable[[dict], None] | None = None, proof: bool = False) -> Report:
     """Audit one run folder. An unreadable, malformed or tampered folder raises LedgerError (exit 2)."""
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
@@ -135,7 +135,44 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
             report.evidence.append(f"a solver-free certificate: {text}")
     if resolve:
         _resolve(report, folder, enc, claim, resolve, solvers, jobs, scheduler, timeout, progress)
+    if proof:
+        _prove(report, enc, claim, timeout, progress)
     return report
+
+
+def _prove(report: Report, enc, claim: dict | None, timeout, progress) -> None:
+    """A clausal proof of the derived refutation, made here by a proof-logging solver and checked
+    by this package's DRUP checker: the evidence then rests on the CNF builder and the checker,
+    not on any solver's answer."""
+    from smtpuzzles import proof as proofs
+
+    if claim is None:
+        report.add("proof", True, "nothing to prove: the run claims no optimum, infeasibility or uniqueness")
+        return
+    if enc.formula.cnf is None:
+        report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
+        return
+    query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
+    tell = progress or (lambda event: None)
+    tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "started", "at": time.monotonic()})
+    try:
+        made = proofs.prove(query, timeout=timeout)
+    except proofs.ProofError as exc:
+        tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof", "seconds": 0.0})
+        satisfiable = "satisfiable" in exc.message
+        report.add("proof", False if satisfiable else None, f"no proof: {exc.message}")
+        return
+    started = time.perf_counter()
+    ok, message = proofs.check(query, made)
+    checked = time.perf_counter() - started
+    tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
+          "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
+    words = (f"DRUP proof of the refutation ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
+             f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
+    report.add("proof", ok, words if ok else f"the proof was rejected: {message}")
+    if ok:
+        report.unchecked_unsat = False
+        report.evidence.append(words)
 
 
 # --------------------------------------------------------------------------------------------- models

@@ -108,13 +108,15 @@ def run_audit_command(args) -> int:
     rows: list[tuple[Path, Report | None, str]] = []
     for folder in folders:
         progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
-        live = Live(progress, console=err, refresh_per_second=4, transient=True) if (args.resolve and err.is_terminal and not args.json) else None
+        busy = args.resolve or args.proof
+        live = Live(progress, console=err, refresh_per_second=4, transient=True) if (busy and err.is_terminal and not args.json) else None
         try:
             if live:
                 live.start()
             try:
                 report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
-                               timeout=args.time_limit, progress=progress if args.resolve else None)
+                               timeout=args.time_limit, progress=progress if (args.resolve or args.proof) else None,
+                               proof=args.proof)
             finally:
                 if live:
                     live.stop()

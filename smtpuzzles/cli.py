@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--jobs", type=int, default=2, help="parallel re-solving processes (default: 2)")
     audit.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed for each re-solve (default: none)")
+    audit.add_argument("--proof", action="store_true",
+                       help="also refute the derived claim with a proof-logging SAT solver and check its "
+                            "DRUP proof with this package's checker (Boolean encodings)")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
 

@@ -452,3 +452,24 @@ def test_results_marks_a_bad_folder_and_lists_the_rest(cli, tmp_path):
     assert code == 0 and set(rows) == {good.name, bad.name}, rows
     assert rows[good.name]["audit"] == "consistent"
     assert rows[bad.name]["audit"].startswith("unreadable: not valid JSON")
+
+
+def test_a_checked_proof_backs_a_true_claim_and_none_exists_for_a_false_one(cli):
+    """--proof: a proof-logging solver refutes the derived query and smtpuzzles.drup checks it; for
+    the forged optimum of 4 on [[9,0,-1]] (seeds: 5) no proof exists, so the claim fails."""
+    good = nonary_run(cli, ONE_DOOR)
+    code, out, _ = cli("audit", good, "--proof")
+    assert code == 0 and "audit clean" in out and "checked by smtpuzzles.drup" in flat(out)
+    forged = nonary_run(cli, ONE_DOOR)
+    forge_false_optimum(forged, with_certificate=True)
+    code, out, _ = cli("audit", forged, "--proof")
+    assert code == 1 and "satisfiable" in flat(out) and "audit FAILED" in out
+
+
+def test_an_arithmetic_encoding_has_no_clausal_proof(cli, tmp_path):
+    path = tmp_path / "map.txt"
+    path.write_text("@.$\n")
+    code, out, err = cli("solve", "rogue", path, "--json", "--out", tmp_path / "runs")
+    assert code == 0, err
+    code, out, _ = cli("audit", json.loads(out)["run_dir"], "--proof")
+    assert code == 3 and "is arithmetic: no clausal proof" in flat(out)
