@@ -74,7 +74,8 @@ class Z3Engine:
     def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
         acts = [self._activation(t) for t in assumptions]
         # z3 keeps its own timer; the thread wrapper adds Ctrl-C (z3's interrupt is thread-safe).
-        self.solver.set("timeout", int(timeout * 1000) if timeout else 4294967295)
+        # At least 1 ms: z3 would read a limit rounded down to 0 as "no limit".
+        self.solver.set("timeout", max(1, int(timeout * 1000)) if timeout is not None else 4294967295)
         guided = []
 
         def solve():
@@ -101,9 +102,12 @@ class Z3Engine:
             core_set = {str(c) for c in self.solver.unsat_core()}
             core = [i for i, a in enumerate(acts) if str(a) in core_set]
             return CheckResult("unsat", core=core, stats=stats)
+        # Only the waiting thread's KeyboardInterrupt (above) is a Ctrl-C: z3 never sees the
+        # signal (ctrl_c is off). z3's default solver says "canceled" when its own timer fires, so
+        # any reason here, "canceled" included, is the time limit or a give-up: unknown.
         reason = self.solver.reason_unknown() or "unknown"
-        if "cancel" in reason or "interrupt" in reason:  # a Ctrl-C that reached z3 first
-            return CheckResult("interrupted", stats=stats, reason=reason)
+        if "cancel" in reason:
+            reason = "timeout"
         return CheckResult("unknown", stats=stats, reason=reason)
 
     def hint(self, model) -> None:
