@@ -158,30 +158,55 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
         ledger.save_run()
         return engine
 
+    # The value of the best refereed solution on disk, for sealing a run that fails part-way.
+    best = {"value": ledger.previous[1] if ledger.previous else None}
+
     def solution_seen(solution, value):
         ledger.save_solution(solution, module.value_json(value))
+        best["value"] = module.value_json(value)
         if on_solution:
             on_solution(solution, value)
 
     recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
                         ledger.append, replay, run.get("time_limit"), on_step, solution_seen)
+    sealed = False
+
+    def seal(status: str, value) -> None:
+        nonlocal sealed
+        sealed = True
+        ledger.finish(status, value)
+
     try:
-        outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
-    except KeyboardInterrupt:
-        outcome = Outcome("interrupted")
-    except ResumeMismatch as exc:
-        ledger.finish(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
-        raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
-    if outcome.solution is None and (ledger.dir / "solution.json").exists():
-        saved = json.loads((ledger.dir / "solution.json").read_text())
-        outcome.solution = saved["solution"]
-        outcome.value = module.value(instance, outcome.solution)
-    if outcome.certificate is not None:
-        claim = outcome.certificate["claim"]
-        terms = claim_terms(enc.objective, claim)
-        index = ledger.refuting_step(claim)
-        outcome.certificate["step"] = index
-        ledger.save_certificate(enc.formula.query(terms), claim, index)
-    run["extra"] = outcome.extra
-    ledger.finish(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
+        try:
+            outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
+        except KeyboardInterrupt:
+            outcome = Outcome("interrupted")
+        except ResumeMismatch as exc:
+            seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
+            raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
+        if outcome.solution is None and (ledger.dir / "solution.json").exists():
+            saved = json.loads((ledger.dir / "solution.json").read_text())
+            outcome.solution = saved["solution"]
+            outcome.value = module.value(instance, outcome.solution)
+        if outcome.certificate is not None:
+            claim = outcome.certificate["claim"]
+            terms = claim_terms(enc.objective, claim)
+            index = ledger.refuting_step(claim)
+            outcome.certificate["step"] = index
+            ledger.save_certificate(enc.formula.query(terms), claim, index)
+        run["extra"] = outcome.extra
+        seal(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
+    except BaseException:
+        # A model the referee rejected, a failed write, any bug: the run stopped without an answer.
+        # Sealed as interrupted with the best refereed solution kept, so the folder is never left
+        # `running`, its chain is sealed, and resume can continue it; the error itself goes on up.
+        if not sealed:
+            run.pop("certificate", None)  # nothing was proved in a run that failed
+            try:
+                seal("interrupted", best["value"])
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
+        raise
+    finally:
+        ledger.close()  # the lock is released whatever happened (finish already did, normally)
     return outcome, ledger
