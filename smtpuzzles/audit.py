@@ -121,7 +121,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         raise LedgerError("base formula does not match its recorded sha-256", str(folder.path / BASE))
 
     models, witnesses = _check_models(report, folder, rules)
-    claim = _check_claims(report, folder, rules, enc, mode, models, witnesses)
+    claim, query = _check_claims(report, folder, rules, enc, mode, models, witnesses)
     _check_drift(report, folder, enc, digest, document)
     certify = getattr(module, "certify", None)
     if certify is not None and folder.solution is not None and run["status"] == "optimal":
@@ -134,7 +134,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         if ok:
             report.evidence.append(f"a solver-free certificate: {text}")
     if resolve:
-        _resolve(report, folder, enc, claim, resolve, solvers, jobs, scheduler, timeout, progress)
+        _resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:
         _prove(report, enc, claim, timeout, progress)
     return report
@@ -314,17 +314,18 @@ def _distinct(rules: Rules, solutions: list[dict]) -> list[dict]:
     return out
 
 
-def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, witnesses) -> dict | None:
-    """The derived refutation, checked against the folder; returns it for --resolve."""
+def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, witnesses) -> tuple[dict | None, str | None]:
+    """The derived refutation, checked against the folder; returns it and today's query for it
+    (for --resolve), or (None, None)."""
     try:
         claim, words = required_refutation(folder, rules, enc.objective.kind, mode, models, witnesses)
     except ClaimFails as exc:
         report.add("claims", False, str(exc))
-        return None
+        return None, None
     if claim is None:
         report.add("claims", True, words)
         report.evidence.append(words)
-        return None
+        return None, None
     terms = claim_terms(enc.objective, claim)
     texts = [smt2(t) for t in terms]
     query = enc.formula.query(terms)
@@ -347,12 +348,12 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
         problems.append("run.json's certificate entry names another claim, step or query")
     if problems:
         report.add("claims", False, f"{words}, but " + "; ".join(problems))
-        return claim
+        return claim, query
     report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}, and certificate.smt2.gz "
                                "is the query today's encoder builds for it")
     report.unchecked_unsat = True  # until --resolve re-solves it
     report.evidence.append(f"{words}: recorded UNSAT step {step['index']} and the certificate file")
-    return claim
+    return claim, query
 
 
 # ---------------------------------------------------------------------------------------------- drift
@@ -391,12 +392,12 @@ def solver_available(solver: str) -> bool:
     return importlib.util.find_spec(solver) is not None
 
 
-def _resolve(report: Report, folder, enc, claim, resolve, solvers, jobs, scheduler, timeout, progress) -> None:
+def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress) -> None:
     """Re-solve queries built here from today's encoder: the derived refutation (`certificate`), and
     with `all` also every recorded UNSAT step's claim rebuilt the same way."""
     queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
     if claim is not None:
-        queries[canonical_json(claim)] = ("certificate", enc.formula.query(claim_terms(enc.objective, claim)))
+        queries[canonical_json(claim)] = ("certificate", query)  # built once, by _check_claims
     if resolve == "all":
         where = str(folder.path / "steps.jsonl")
         for step in folder.steps:
