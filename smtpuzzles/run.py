@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
-from smtpuzzles.engines import check_params, make_engine
+from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.ledger import Ledger, canonical_json, read_json, sha256_text
 from smtpuzzles.objective import claim_terms
@@ -178,7 +178,8 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
 
     try:
         try:
-            outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
+            with ctrl_c_between_steps():
+                outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
         except KeyboardInterrupt:
             outcome = Outcome("interrupted")
         except ResumeMismatch as exc:

@@ -806,3 +806,60 @@ def test_run_folder_names_and_resume_details(tmp_path):
         with pytest.raises(LedgerError) as caught:
             Ledger.resume(done.dir)
         assert caught.value.where == str(done.dir)
+
+
+def test_first_ctrl_c_during_a_run_is_held_for_the_solver_call(monkeypatch):
+    """A Ctrl-C that lands between solver calls (inside a binding's constructor, say) must not
+    raise there: the first one only marks the run, the next solver call ends at once as
+    interrupted without starting, and a second Ctrl-C raises so a user can always get out."""
+    import os
+    import signal
+
+    from smtpuzzles.engines import ctrl_c_between_steps, run_interruptibly
+
+    started, stopped = [], []
+    before = signal.getsignal(signal.SIGINT)
+    with ctrl_c_between_steps():
+        os.kill(os.getpid(), signal.SIGINT)  # delivered here, between steps: nothing raises
+        value, why = run_interruptibly(lambda: started.append(1), lambda: stopped.append(1), None)
+        assert (value, why, started) == (None, "interrupted", [])
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is before
+    # Outside a run a Ctrl-C raises as it always did, and a solver call runs.
+    assert run_interruptibly(lambda: 7, lambda: None, None) == (7, "")
+
+
+def test_ctrl_c_stops_a_running_solver_call_while_held():
+    import os
+    import signal
+    import threading
+
+    from smtpuzzles.engines import ctrl_c_between_steps, run_interruptibly
+
+    release = threading.Event()
+    with ctrl_c_between_steps():
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        value, why = run_interruptibly(lambda: release.wait(30), release.set, None)
+    assert why == "interrupted"
+
+
+def test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback(tmp_path):
+    """Ctrl-C sent at spread moments of a z3 run: every one ends 0 or 130 with a clean stderr.
+    Before Ctrl-C was held for the solver call, one in about sixteen printed a z3 destructor's
+    traceback (an interrupt inside a z3 object's constructor)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for i, delay in enumerate((0.4, 0.7, 1.0, 1.3, 1.6, 1.9)):
+        proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
+                                 "--engine", "z3", "--out", str(tmp_path / str(i)), "--json"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+        assert proc.returncode in (0, 130), stderr
+        assert "Traceback" not in stderr and "Exception" not in stderr, stderr
+        assert json.loads(stdout)["status"] in ("optimal", "interrupted")

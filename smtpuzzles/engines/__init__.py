@@ -6,7 +6,9 @@ solver sits underneath, and the ledger records the same thing for all of them.
 
 from __future__ import annotations
 
+import signal
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
@@ -44,12 +46,46 @@ class Engine(Protocol):
 GUIDE_CONFLICTS = 1000
 
 
+# Set by the first Ctrl-C of a run; see `ctrl_c_between_steps`.
+_ctrl_c = threading.Event()
+
+
+@contextmanager
+def ctrl_c_between_steps():
+    """Hold the first Ctrl-C until the solver call it should stop.
+
+    A KeyboardInterrupt raised at an arbitrary line of the main thread can land inside a solver
+    binding's constructor (z3's ParamsRef, say) and leave a half-made object whose destructor prints
+    a traceback. While this is active the first Ctrl-C only sets a flag: the running solver call is
+    stopped by `run_interruptibly`, and the next one ends at once as interrupted. A second Ctrl-C
+    raises as usual, so a user can always get out. Outside the main thread it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(signum, frame):
+        if _ctrl_c.is_set():
+            raise KeyboardInterrupt
+        _ctrl_c.set()
+
+    _ctrl_c.clear()
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _ctrl_c.clear()
+
+
 def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout: float | None):
     """Run a native solver call in a thread so that Ctrl-C and time limits can stop it.
 
     Returns (value, why) where why is "", "timeout" or "interrupted". Native solvers do not look at
     Python's signal flag; the main thread waits here and calls `stop` on their behalf.
     """
+    if _ctrl_c.is_set():
+        return None, "interrupted"
     box: dict = {}
 
     def target() -> None:
@@ -71,7 +107,9 @@ def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout
         timer.start()
     try:
         while thread.is_alive():
-            thread.join(0.1)
+            thread.join(0.05)
+            if _ctrl_c.is_set():
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         box["why"] = "interrupted"
         stop()
