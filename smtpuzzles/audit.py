@@ -21,6 +21,7 @@ drift (the folder's formula and steps are what today's encoder emits), resolve.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +34,7 @@ from smtpuzzles.formula import smt2
 from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.run import Rules, recorded_instance, same_json
-from smtpuzzles.runfolder import BASE, CERTIFICATE, RUN, open_run
+from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 
 INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
@@ -61,6 +62,7 @@ class Report:
     missing: list[str] = field(default_factory=list)  # solvers asked for but not installed
     # The claim rests on a recorded UNSAT answer that no solver here has re-checked (no --resolve).
     unchecked_unsat: bool = False
+    proof_stored: bool = False  # the folder holds an LRAT proof (`certify`) that --proof checks
 
     @property
     def ok(self) -> bool:
@@ -90,7 +92,8 @@ class Report:
     def as_json(self) -> dict:
         return {"run_dir": self.run_dir, "puzzle": self.puzzle, "status": self.status, "value": self.value,
                 "ok": self.ok, "verdict": self.verdict, "exit": self.exit_code, "evidence": self.evidence,
-                "missing_solvers": self.missing, "unsat_rechecked": not self.unchecked_unsat, "findings": [f.__dict__ for f in self.findings],
+                "missing_solvers": self.missing, "unsat_rechecked": not self.unchecked_unsat,
+                "proof_stored": self.proof_stored, "findings": [f.__dict__ for f in self.findings],
                 "resolved": self.resolved}
 
 
@@ -100,7 +103,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
     where = str(folder.path / RUN)
-    report = Report(str(run_dir), run["puzzle"], run["status"], run.get("value"))
+    report = Report(str(run_dir), run["puzzle"], run["status"], run.get("value"), proof_stored="proof" in run)
     module, instance = recorded_instance(run, where)
     mode = run.get("mode", module.MODES[0])
     if mode not in module.MODES:
@@ -136,13 +139,14 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     if resolve:
         _resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:
-        _prove(report, enc, claim, timeout, progress)
+        _prove(report, folder, enc, claim, timeout, progress)
     return report
 
 
-def _prove(report: Report, enc, claim: dict | None, timeout, progress) -> None:
-    """A clausal proof of the derived refutation, made here by a proof-logging solver and checked
-    by this package's DRUP checker: the evidence then rests on the CNF builder and the checker,
+def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -> None:
+    """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
+    the query built here, or, with none stored, one made here by a proof-logging solver and checked
+    by this package's DRUP checker. Either way the evidence rests on the CNF builder and a checker,
     not on any solver's answer."""
     from smtpuzzles import proof as proofs
 
@@ -153,6 +157,9 @@ def _prove(report: Report, enc, claim: dict | None, timeout, progress) -> None:
         report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
         return
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
+    if "proof" in folder.run:
+        _check_stored_proof(report, folder, query, claim, progress)
+        return
     tell = progress or (lambda event: None)
     tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "started", "at": time.monotonic()})
     try:
@@ -170,6 +177,47 @@ def _prove(report: Report, enc, claim: dict | None, timeout, progress) -> None:
     words = (f"DRUP proof of the refutation ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
              f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
     report.add("proof", ok, words if ok else f"the proof was rejected: {message}")
+    if ok:
+        report.unchecked_unsat = False
+        report.evidence.append(words)
+
+
+def _check_stored_proof(report: Report, folder, query, claim: dict, progress) -> None:
+    """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
+    here, and the LRAT proof must check against that query (never against the folder's copy)."""
+    from smtpuzzles import proof as proofs
+
+    record = folder.run["proof"]
+    stored_dimacs, stored_lrat = folder.path / DIMACS, folder.path / PROOF
+    if not same_json(record["claim"], claim):
+        report.add("proof", False, f"the stored proof refutes '{describe(record['claim'])[:60]}', not the derived "
+                                   f"'{describe(claim)[:60]}'")
+        return
+    digest = folder.gz_digest(DIMACS, len(query.data) + 1, "stored DIMACS")
+    if digest is None:
+        report.add("proof", False, f"the stored DIMACS is missing ({stored_dimacs})")
+        return
+    if digest[0] != query.sha256 or record["dimacs_sha256"] != query.sha256:
+        report.add("proof", False, f"the stored DIMACS is not the query today's encoder builds ({stored_dimacs})")
+        return
+    started = time.perf_counter()
+    lrat = folder.read_gz(PROOF, proofs.MAX_PROOF_BYTES, "stored proof")
+    if lrat is None:
+        report.add("proof", False, f"the stored proof is missing ({stored_lrat})")
+        return
+    if hashlib.sha256(lrat).hexdigest() != record["sha256"]:
+        report.add("proof", False, f"the stored proof does not match its recorded sha-256 ({stored_lrat})")
+        return
+    tell = progress or (lambda event: None)
+    tell({"query": "certificate", "solver": "its stored LRAT proof", "verb": "checking", "state": "started",
+          "at": time.monotonic()})
+    ok, message, lemmas = proofs.check_lrat_text(query, lrat)
+    seconds = time.perf_counter() - started
+    tell({"query": "certificate", "solver": "its stored LRAT proof", "state": "done",
+          "answer": "checked" if ok else "rejected", "seconds": seconds})
+    words = (f"LRAT proof stored in the folder ({lemmas:,} lemmas, {len(lrat) / 1e6:.1f} MB), checked against "
+             f"the query built here ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
+    report.add("proof", ok, words if ok else f"the stored proof was rejected: {message}")
     if ok:
         report.unchecked_unsat = False
         report.evidence.append(words)

@@ -45,7 +45,8 @@ class ResolveProgress:
             if event["state"] == "started":
                 self.running[key] = time.monotonic()
                 if self.lines_to:
-                    print(f"audit: re-solving {event['query']} with {event['solver']}...", file=self.lines_to, flush=True)
+                    print(f"audit: {event.get('verb', 're-solving')} {event['query']} with {event['solver']}...",
+                          file=self.lines_to, flush=True)
             else:
                 self.running.pop(key, None)
                 self.done.append(event)
@@ -60,7 +61,7 @@ class ResolveProgress:
             for (query, solver), started in sorted(self.running.items()):
                 lines.append(Text(f"  {query} with {solver}: {now - started:5.0f} s"))
             for event in self.done[-4:]:
-                style = "green" if event["answer"] == "unsat" else "bold red"
+                style = "green" if event["answer"] in ("unsat", "checked") else "bold red"
                 lines.append(Text(f"  {event['query']} with {event['solver']}: ", style="dim")
                              + Text(event["answer"][:30], style=style) + Text(f" in {event['seconds']:.1f} s", style="dim"))
             return Group(*lines)
@@ -92,7 +93,8 @@ def verdict_line(report: Report) -> Text:
     text = Text(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
                 style=VERDICT_STYLE[report.verdict])
     if report.verdict == "consistent":
-        text.append("\n(its UNSAT answer was taken from the ledger, not re-solved: add --resolve)", style="yellow")
+        fix = "add --proof to check the stored proof, or --resolve" if report.proof_stored else "add --resolve"
+        text.append(f"\n(its UNSAT answer was taken from the ledger, not re-checked: {fix})", style="yellow")
     if report.missing:
         text.append(f"\n(install {', '.join(report.missing)} to finish it: pip install 'smtpuzzles[audit]')", style="")
     return text

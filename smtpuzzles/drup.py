@@ -31,6 +31,7 @@ class Verdict:
     lemmas: int = 0  # lemmas in the proof
     checked: int = 0  # lemmas the refutation used, each verified by RUP
     used: list[int] = field(default_factory=list)  # their places among the steps, last first
+    core: list[int] = field(default_factory=list)  # the formula's clauses the refutation rests on
 
 
 class _Refuted(Exception):
@@ -252,7 +253,8 @@ class _Checker:
             conflict = refuted.cid
         if conflict >= 0:
             self._mark_cone(conflict, len(self.trail))
-            return Verdict(True, "the formula is refuted by unit propagation alone", lemmas, 0)
+            core = [c for c in range(nformula) if self.marked[c]]
+            return Verdict(True, "the formula is refuted by unit propagation alone", lemmas, 0, core=core)
 
         # Forward: lemmas added and deletions applied until the empty clause follows.
         step_clause: list[int] = []  # per step: the lemma's id, the deleted clause's id, or -1
@@ -314,7 +316,9 @@ class _Checker:
                 if not self._rup(cid):
                     return Verdict(False, f"{name(i)}: the clause does not follow by unit propagation", lemmas, len(used), used)
                 used.append(i)
-        return Verdict(True, f"empty clause derived; {len(used)} of {lemmas} lemmas used, each checked", lemmas, len(used), used)
+        core = [c for c in range(nformula) if self.marked[c]]
+        return Verdict(True, f"empty clause derived; {len(used)} of {lemmas} lemmas used, each checked", lemmas,
+                       len(used), used, core)
 
     def _rup(self, cid: int) -> bool:
         conflict = self._propagate()
@@ -342,3 +346,125 @@ class _Checker:
                 result = False
         self._backtrack(level0)
         return result
+
+
+# ------------------------------------------------------------------------------------ LRAT output
+def to_lrat(nvars: int, formula: Sequence[Sequence[int]], steps: Sequence[tuple[bool, list[int]]],
+            verdict: Verdict) -> bytes:
+    """The refutation a successful backward check found, written as an LRAT proof.
+
+    LRAT gives every lemma the ids of the clauses that make it RUP, in the order unit propagation
+    uses them, so a checker needs no search: one pass, linear in the proof (`smtpuzzles.lrat`, or
+    cake_lpr). Only what the check marked is kept: the core of the formula and the used lemmas, in
+    their order, with no deletions, so every lemma's check sees a superset of what it used in the
+    backward check and succeeds again here. Top-level assignments a lemma leans on are written as
+    unit lemmas of their own the first time they are needed, so hint lists stay short.
+    Nothing here is trusted: a wrong hint is rejected by the LRAT checker.
+    """
+    if not verdict.ok:
+        raise ValueError("only an accepted proof can be written as LRAT")
+    return _LratWriter(nvars).write(formula, steps, verdict)
+
+
+class _LratWriter(_Checker):
+    def write(self, formula, steps, verdict: Verdict) -> bytes:
+        clauses = self.clauses
+        lemma_order = sorted(verdict.used)
+        core = verdict.core
+        total = len(core) + len(lemma_order)
+        self.alive = bytearray(b"\x01") * total
+        self.marked = bytearray(total)
+        self.listed = bytearray(total)
+        self.ids: list[int] = []  # LRAT id per internal clause id
+        self.unit_id: dict[int, int] = {}  # variable -> id of a unit clause holding its top-level value
+        self.next_id = len(formula) + 1
+        self.out: list[str] = []
+        try:
+            for index in core:
+                clauses.append(list(dict.fromkeys(formula[index])))
+                self.ids.append(index + 1)
+                self._attach(len(clauses) - 1)
+            conflict = self._propagate()
+            if conflict >= 0:
+                raise _Refuted(conflict)
+            for step in lemma_order:
+                lits = list(dict.fromkeys(steps[step][1]))
+                hints = self._hints(lits)
+                cid = len(clauses)
+                clauses.append(lits)
+                self.ids.append(self._emit(lits, hints))
+                self._attach(cid)
+                conflict = self._propagate()
+                if conflict >= 0:
+                    raise _Refuted(conflict)
+        except _Refuted as refuted:
+            c = clauses[refuted.cid]
+            hints = self._units([lit if lit > 0 else -lit for lit in c]) + [self.ids[refuted.cid]]
+            self._emit([], hints)
+            return "".join(self.out).encode("ascii")
+        raise ValueError("the used lemmas did not derive the empty clause again")
+
+    def _emit(self, lits: list[int], hints: list[int]) -> int:
+        ident = self.next_id
+        self.next_id += 1
+        self.out.append(f"{ident} {' '.join(map(str, lits))}{' ' if lits else ''}0 {' '.join(map(str, hints))} 0\n")
+        return ident
+
+    def _units(self, variables: list[int]) -> list[int]:
+        """Ids of unit clauses for these top-level variables, writing the missing ones first
+        (in trail order, so each one's reason's other literals already have theirs)."""
+        need: set[int] = set()
+        stack = [v for v in variables if v not in self.unit_id]
+        while stack:
+            v = stack.pop()
+            if v in need or v in self.unit_id:
+                continue
+            need.add(v)
+            for lit in self.clauses[self.reason[v]]:
+                u = lit if lit > 0 else -lit
+                if u != v and u not in self.unit_id:
+                    stack.append(u)
+        for v in sorted(need, key=self.pos.__getitem__):
+            r = self.reason[v]
+            c = self.clauses[r]
+            if len(c) == 1:
+                self.unit_id[v] = self.ids[r]
+                continue
+            lit = v if self.val[v] == 1 else -v
+            others = [u if u > 0 else -u for u in c if u != lit]
+            self.unit_id[v] = self._emit([lit], [self.unit_id[u] for u in others] + [self.ids[r]])
+        return [self.unit_id[v] for v in dict.fromkeys(variables)]
+
+    def _hints(self, lits: list[int]) -> list[int]:
+        """The hint list of a lemma: the top-level units it leans on, then the clauses its unit
+        propagation used in trail order, then the conflicting clause."""
+        val, pos, reason = self.val, self.pos, self.reason
+        for lit in lits:
+            if val[lit] == 1:  # true at the top level: implied by that one unit
+                return self._units([lit if lit > 0 else -lit])
+        level0 = len(self.trail)
+        for lit in lits:
+            if val[lit] == 0:
+                self._assign(-lit, -2)
+        conflict = self._propagate()
+        if conflict < 0:
+            self._backtrack(level0)
+            raise ValueError("a used lemma is not RUP over the used clauses")
+        top: list[int] = []
+        inner: set[int] = set()
+        seen: set[int] = set()
+        stack = [conflict]
+        while stack:
+            for lit in self.clauses[stack.pop()]:
+                v = lit if lit > 0 else -lit
+                if v in seen:
+                    continue
+                seen.add(v)
+                if pos[v] < level0:
+                    top.append(v)
+                elif reason[v] >= 0:
+                    inner.add(v)
+                    stack.append(reason[v])
+        ordered = [self.ids[reason[v]] for v in sorted(inner, key=pos.__getitem__)]
+        self._backtrack(level0)
+        return self._units(top) + ordered + [self.ids[conflict]]

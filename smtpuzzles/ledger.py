@@ -7,6 +7,7 @@ A run folder holds
   steps.jsonl       one line per check, each carrying the sha-256 of the line before it
   solution.json     the best solution found (written whenever it improves)
   certificate.smt2.gz  the closing query: base plus "strictly better than the claim", standalone
+  certificate.cnf.gz, proof.lrat.gz  (after `certify`) that query as DIMACS and a checked LRAT proof
 
 Steps are flushed and fsynced one by one, so `kill -9` loses at most the step being solved; a torn
 last line is the only damage such a kill can do, and resume drops it. Nothing here knows any puzzle.
@@ -313,6 +314,25 @@ class Ledger:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record: dict) -> dict:
+    """Add a checked proof to a finished run: the files first, then run.json naming them (a kill in
+    between leaves run.json as it was), all under the folder's lock. Refused when the run changed
+    since the proof was made (another writer resumed or re-sealed it)."""
+    run_dir = Path(run_dir)
+    lock = FolderLock(run_dir).acquire()
+    try:
+        run = read_json(run_dir / "run.json")
+        if run.get("last_step_sha256") != sealed_hash or run.get("status") not in FINISHED:
+            raise LedgerError("the run changed while its proof was being made; certify it again", str(run_dir))
+        for name, data in files.items():
+            _replace_with(run_dir / name, lambda handle, data=data: handle.write(data))
+        run["proof"] = record
+        write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
+    finally:
+        lock.release()
+    return run
 
 
 def cut_torn_tail(path: Path) -> None:

@@ -245,6 +245,72 @@ def check_with_dratify(query: Dimacs | str | bytes, proof: Proof | bytes) -> tup
     return bool(result.ok), f"dratify: {result.reason}"
 
 
+# --------------------------------------------------------------------------------------- LRAT
+@dataclass(frozen=True)
+class Certified:
+    """A refutation made, checked, and written as LRAT, ready to store beside the run."""
+
+    lrat: bytes
+    lemmas: int  # lemmas in the LRAT proof (units it materialises included)
+    solver: str
+    seconds: float  # proving, checking and writing, together
+
+
+def certify_query(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = None,
+                  progress=None) -> Certified:
+    """Refute `query` with a proof-logging solver, check its DRUP proof backwards (smtpuzzles.drup),
+    keep only what the refutation used, write that as LRAT, and check the LRAT (smtpuzzles.lrat)
+    before returning it. Slow where checking is fast: the work a later audit would repeat is done
+    here once. ProofError when there is no proof or a check fails."""
+    import time
+
+    from smtpuzzles.drup import check_drup, to_lrat
+
+    say = progress or (lambda words: None)
+    started = time.perf_counter()
+    say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
+    made = prove(query, solver=solver, timeout=timeout)
+    nvars, clauses = read_dimacs(query.text)
+    steps, names = read_proof(made.text, nvars)
+    say(f"checking the {len(made.text) / 1e6:.1f} MB DRUP proof backwards")
+    verdict = check_drup(nvars, clauses, steps, names)
+    if not verdict.ok:
+        raise ProofError(f"{solver}'s proof was rejected: {verdict.message}", "proof")
+    say(f"writing the {verdict.checked:,} lemmas it used as LRAT")
+    lrat = to_lrat(nvars, clauses, steps, verdict)
+    ok, message, lemmas = check_lrat_text(query, lrat)
+    if not ok:  # a bug in the writer; never stored
+        raise ProofError(f"the LRAT proof written here was rejected: {message}", "proof")
+    return Certified(lrat, lemmas, solver, time.perf_counter() - started)
+
+
+def check_lrat_text(query: Dimacs | str | bytes, lrat: bytes) -> tuple[bool, str, int]:
+    """(ok, one line, lemmas checked) of an LRAT proof against the query, by smtpuzzles.lrat.
+    Never raises for a bad query or proof."""
+    from smtpuzzles.lrat import check_lrat
+
+    text = query.text if isinstance(query, Dimacs) else query
+    try:
+        nvars, clauses = read_dimacs(text)
+    except ProofError as exc:
+        return False, str(exc), 0
+    verdict = check_lrat(nvars, clauses, lrat)
+    return verdict.ok, verdict.message, verdict.lemmas
+
+
+def lrat_as_drup(lrat: bytes) -> bytes:
+    """The same proof without ids and hints (deletions dropped), for a DRUP checker's second
+    opinion (dratify): every LRAT lemma is RUP, so the DRUP text must check too."""
+    out = []
+    for line in lrat.split(b"\n"):
+        parts = line.split()
+        if len(parts) < 2 or parts[1] == b"d":
+            continue
+        lits = parts[1:parts.index(b"0", 1)] if b"0" in parts[1:] else parts[1:]
+        out.append(b" ".join(lits + [b"0"]))
+    return b"\n".join(out) + b"\n"
+
+
 # ---------------------------------------------------------------------------------------- storing
 def compress(proof: Proof | bytes) -> bytes:
     """The proof gzip-compressed, the same bytes for the same proof (no time stamp)."""

@@ -32,6 +32,9 @@ from smtpuzzles.errors import InputError, LedgerError
 # recorded path can never point outside the folder.
 RUN, STEPS, SOLUTION, BASE, CERTIFICATE, INPUT = (
     "run.json", "steps.jsonl", "solution.json", "base.smt2.gz", "certificate.smt2.gz", "input.txt")
+# A stored clausal proof of the certificate's claim (`smtpuzzles certify`): the query as DIMACS and
+# an LRAT proof, both gzip.
+DIMACS, PROOF = "certificate.cnf.gz", "proof.lrat.gz"
 
 MiB = 1 << 20
 # Caps on what is read. The largest run published or produced by the tests is far below each one
@@ -129,11 +132,38 @@ def gz_digest(folder: Path, name: str, max_text: int, what: str) -> tuple[str, i
     """(sha-256, length) of the text a gzip file expands to, read as a stream; None when the file
     is missing. More than `max_text` bytes of text is reported as larger than that, without reading
     on: callers pass the length of what the file should hold, plus one."""
+    digest, length = hashlib.sha256(), 0
+    for out in _gz_chunks(folder, name, what):
+        if out is None:
+            return None
+        digest.update(out)
+        length += len(out)
+        if length > max_text:
+            return "larger", length
+    return digest.hexdigest(), length
+
+
+def read_gz(folder: Path, name: str, max_text: int, what: str) -> bytes | None:
+    """The text of a gzip file, read as a stream and refused past `max_text` bytes (a compressed
+    bomb stops there); None when the file is missing."""
+    parts, length = [], 0
+    for out in _gz_chunks(folder, name, what):
+        if out is None:
+            return None
+        parts.append(out)
+        length += len(out)
+        if length > max_text:
+            raise LedgerError(f"{what} expands past {max_text:,} bytes; refusing to read it", str(folder / name))
+    return b"".join(parts)
+
+
+def _gz_chunks(folder: Path, name: str, what: str):
+    """The expanded text of a gzip file, a chunk at a time (a single None when it is missing)."""
     handle = _open_regular(folder, name, what)
     if handle is None:
-        return None
+        yield None
+        return
     path = str(folder / name)
-    digest, length = hashlib.sha256(), 0
     with handle:
         if os.fstat(handle.fileno()).st_size > MAX_GZ_FILE:
             raise LedgerError(f"{what} is larger than {MAX_GZ_FILE // MiB} MiB compressed", path)
@@ -143,11 +173,7 @@ def gz_digest(folder: Path, name: str, max_text: int, what: str) -> tuple[str, i
                 chunk = inflate.unconsumed_tail or handle.read(1 << 16)
                 if not chunk:
                     break
-                out = inflate.decompress(chunk, 1 << 20)
-                digest.update(out)
-                length += len(out)
-                if length > max_text:
-                    return "larger", length
+                yield inflate.decompress(chunk, 1 << 20)
                 if inflate.eof:
                     if inflate.unused_data.strip(b"\0") or handle.read(1):
                         raise LedgerError(f"{what} holds data after its gzip stream", path)
@@ -156,7 +182,6 @@ def gz_digest(folder: Path, name: str, max_text: int, what: str) -> tuple[str, i
             raise LedgerError(f"{what} is not valid gzip ({exc})", path) from None
         if not inflate.eof:
             raise LedgerError(f"{what} is cut off (the gzip stream does not end)", path)
-    return digest.hexdigest(), length
 
 
 # ------------------------------------------------------------------------------------------ schema
@@ -201,6 +226,11 @@ RUN_KEYS = {
     "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
     "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
     "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
+    "proof": dict,
+}
+PROOF_KEYS = {
+    "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
+    "variables": int, "clauses": int, "lemmas": int, "bytes": int, "solver": str,
 }
 RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "engine", "base", "status", "steps",
                 "last_step_sha256")
@@ -253,6 +283,8 @@ def check_run(run, where: str) -> dict:
                  and set(cert) == {"file", "claim", "step", "sha256"},
                  f"certificate must be {{file: {CERTIFICATE}, claim, step, sha256}}", where)
         check_claim(cert["claim"], f"{where} certificate")
+    if "proof" in run:
+        check_proof_record(run["proof"], f"{where} proof")
     if run.get("limit") is not None:
         _require(run["limit"] >= 1, "limit must be at least 1", where)
     if run.get("time_limit") is not None:
@@ -261,6 +293,19 @@ def check_run(run, where: str) -> dict:
     check_extra(run.get("extra", {}), run["status"], where)
     check_text(run, where)
     return run
+
+
+def check_proof_record(record, where: str) -> dict:
+    """The run's record of a stored proof: fixed file names, hashes, sizes; what it proves."""
+    _require(isinstance(record, dict), "must be an object", where)
+    _check_keys(record, PROOF_KEYS, tuple(PROOF_KEYS), where)
+    _require(record["format"] == "lrat", f"format {record['format'][:20]!r} is not one this version reads (lrat)", where)
+    _require(record["file"] == PROOF and record["dimacs"] == DIMACS,
+             f"the proof files must be {PROOF} and {DIMACS}", where)
+    _require(_is_hex64(record["sha256"]) and _is_hex64(record["dimacs_sha256"]), "a file hash is not a sha-256", where)
+    _require(all(record[k] >= 0 for k in ("variables", "clauses", "lemmas", "bytes")), "a count is negative", where)
+    check_claim(record["claim"], where)
+    return record
 
 
 EXTRA_KEYS = {"proved_digits": int, "unique": bool, "other": dict, "count": int, "count_complete": bool}
@@ -366,6 +411,9 @@ class RunFolder:
 
     def gz_digest(self, name: str, max_text: int, what: str):
         return gz_digest(self.path, name, max_text, what)
+
+    def read_gz(self, name: str, max_text: int, what: str) -> bytes | None:
+        return read_gz(self.path, name, max_text, what)
 
 
 def read_run_json(folder: Path) -> dict:
