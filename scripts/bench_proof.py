@@ -3,7 +3,8 @@
 Builds the query the way the audit does (the instance from the record's run.json, today's encoder,
 the closing claim "a number lexicographically greater than the record"), refutes it with a
 proof-logging solver, checks the proof with this project's DRUP checker (and, with --dratify, with
-dratify too), and re-solves the same query as SMT-LIB2 with z3 and cvc5 in fresh processes.
+dratify too), writes the LRAT proof `certify` stores and checks it as `audit --proof` does, and
+re-solves the same query as SMT-LIB2 with z3 and cvc5 in fresh processes.
 
     python scripts/bench_proof.py [--solver glucose42] [--dratify] [--no-resolve] [--save DIR]
 """
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 from smtpuzzles import proof, puzzles
+from smtpuzzles.drup import check_drup, to_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.smtlib import solve_in_subprocess
 
@@ -66,6 +68,21 @@ def main() -> int:
     total = made.seconds + checking
     print(f"proof generation + checking: {total:.1f} s (goal: under 60 s)")
 
+    # What `certify` stores and `audit --proof` then checks: the used lemmas as LRAT.
+    nvars, clauses = proof.read_dimacs(query.text)
+    steps, names = proof.read_proof(made.text, nvars)
+    t = time.perf_counter()
+    verdict = check_drup(nvars, clauses, steps, names)
+    lrat = to_lrat(nvars, clauses, steps, verdict)
+    writing = time.perf_counter() - t
+    t = time.perf_counter()
+    ok_lrat, message_lrat, _ = proof.check_lrat_text(query, lrat)
+    lrat_check = time.perf_counter() - t
+    print(f"LRAT (certify, once): written in {writing:.1f} s (backward check included), {len(lrat) / 1e6:.1f} MB text, "
+          f"{len(proof.compress(lrat)) / 1e6:.1f} MB gzip")
+    print(f"check (smtpuzzles.lrat) of the stored proof: {'ok' if ok_lrat else 'REJECTED'} in {lrat_check:.1f} s: "
+          f"{message_lrat}")
+
     if args.dratify:
         t = time.perf_counter()
         ok2, message2 = proof.check_with_dratify(query, made)
@@ -82,8 +99,9 @@ def main() -> int:
         for solver in ("z3", "cvc5"):
             answer, seconds = solve_in_subprocess(text, solver)
             print(f"re-solve ({solver}, fresh process): {answer} in {seconds:.1f} s wall; "
-                  f"ratio to proof + check: {seconds / total:.2f}x")
-    return 0 if ok else 1
+                  f"ratio to proof + check: {seconds / total:.2f}x; to the stored LRAT check: "
+                  f"{seconds / lrat_check:.1f}x")
+    return 0 if ok and ok_lrat else 1
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def test_readme_usage_lines_name_only_real_options():
         words = line.split()
         if words[:1] == ["smtpuzzles"]:
             current = words[1]
-        if current not in ("solve", "convert", "export", "batch"):
+        if current is None:
             continue
         known = {flag for action in parser.commands[current]._actions for flag in action.option_strings}
         for flag in re.findall(r"--[a-z][a-z-]*", line.split("#", 1)[0]):
