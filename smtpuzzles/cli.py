@@ -24,7 +24,7 @@ from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, time_limit_argument,
                                 whole_number_argument)
-from smtpuzzles.render import STATUS_STYLE, number_text, pipe_console, print_all, save_svg, status_text, summary_panel
+from smtpuzzles.render import STATUS_STYLE, pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
@@ -38,6 +38,12 @@ class DefaultsFormatter(argparse.HelpFormatter):
                 and "default:" not in text and (action.option_strings or action.nargs == "?"):
             text += " (default: %(default)s)"
         return text
+
+    def _fill_text(self, text, width, indent):
+        """Text laid out in lines already (the list of puzzles) is kept as it is."""
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
 
 class Parser(argparse.ArgumentParser):
@@ -81,11 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser("solve", help="solve a puzzle and record the run", description="Solve a puzzle optimally and "
                            "record every solver check in a run folder. Exit 0 an answer, 2 bad input, 3 a time limit "
-                           "ran out (unknown), 130 interrupted.")
-    solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.NAMES))
+                           "ran out (unknown), 130 interrupted.", epilog=puzzle_list())
+    solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.names()))
     solve.add_argument("input", nargs="?", metavar="INPUT",
-                       help="input file, - for stdin, or (Tatamibari) a puzz.link or pzv.jp URL; the King's tour "
-                            "takes an optional clue grid")
+                       help="input file or - for stdin; a URL where the puzzle reads one (see below)")
     solve.add_argument("--out", default="results", metavar="DIR", help="folder for run ledgers")
     solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
     solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
@@ -93,16 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
     solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
     solve.add_argument("--encoding", metavar="NAME",
-                       help="encoding variant (kingtour: onehot, posted; default: each puzzle's first)")
+                       help="encoding variant (default: the puzzle's first; see below)")
+    # The engine parameter `guide` (also a job's params): any encoding may offer a guess.
     solve.add_argument("--no-guide", action="store_true",
-                       help="ignore the puzzle's quick heuristic answer; the solver searches unaided (Nonary)")
+                       help="ignore the encoding's quick heuristic answer where it has one; the solver searches "
+                            "unaided")
     solve.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file (its folder must exist)")
-    solve.add_argument("--size", type=whole_number_argument(1), metavar="N", help="King's tour: board size N (up to 16)")
-    solve.add_argument("--box", metavar="RxC", help="King's tour: box shape (default: the squarest, e.g. 2x3 for 6)")
-    solve.add_argument("--clues", metavar="FILE", help="King's tour: clue grid, digits and '.' for empty")
-    solve.add_argument("--unique", action="store_true", help="Tatamibari: prove the solution unique or show a second")
+    # Modes, for every puzzle whose MODES has them (checked once the puzzle is known).
+    solve.add_argument("--unique", action="store_true",
+                       help=f"prove the solution unique or show a second ({having_mode('unique')})")
     solve.add_argument("--count", nargs="?", type=whole_number_argument(0), const=0, metavar="LIMIT",
-                       help="Tatamibari: count solutions, up to LIMIT if given (0 or none: all)")
+                       help=f"count solutions, up to LIMIT if given, 0 or none: all ({having_mode('count')})")
+    add_puzzle_options(solve)
 
     audit = sub.add_parser("audit", help="re-check run folders without trusting them",
                            description="Re-check run folders without trusting anything in them: the claim "
@@ -131,9 +138,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
     export.add_argument("--out", default="encodings", metavar="DIR", help="folder to write the .smt2 files into")
+    export.add_argument("--puzzle", action="append", metavar="NAME",
+                        help="only this puzzle's examples (repeat for more; default: every puzzle's)")
 
-    convert = sub.add_parser("convert", help="Tatamibari: text grid <-> puzz.link URL")
-    convert.add_argument("input", metavar="INPUT", help="a text grid file, - for stdin, or a puzz.link / pzv.jp URL")
+    converters = [f"{p.NAME}: {p.CONVERTS}" for p in puzzles.all_puzzles() if p.convert]
+    convert = sub.add_parser("convert", help="an input from one form to another (" + "; ".join(converters or ["none"]) + ")")
+    convert.add_argument("input", metavar="INPUT", help="an input file, - for stdin, or a URL")
+    convert.add_argument("--puzzle", metavar="NAME",
+                         help="whose conversion (needed only when more than one puzzle converts)")
 
     results = sub.add_parser("results", help="a table of every run under a folder")
     results.add_argument("dir", nargs="?", default="results")
@@ -191,13 +203,82 @@ def quiet_stdout() -> None:
         pass
 
 
-def puzzle_options(args) -> dict:
-    options = {"size": args.size, "box": args.box}
-    return options
+# ------------------------------------------------------------------------------ the puzzles' options
+def puzzle_options_by_name() -> dict[str, list]:
+    """Every registered puzzle's options by name: [(puzzle, Option), ...] (the registry has made sure
+    that puzzles sharing a name agree on its type)."""
+    found: dict[str, list] = {}
+    for puzzle in puzzles.all_puzzles():
+        for option in puzzle.OPTIONS:
+            found.setdefault(option.name, []).append((puzzle, option))
+    return found
 
 
-RESUME_FIXES = (("input", "INPUT"), ("clues", "--clues"), ("size", "--size"), ("box", "--box"), ("unique", "--unique"),
-                ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"), ("no_guide", "--no-guide"))
+def add_puzzle_options(solve: argparse.ArgumentParser) -> None:
+    """One flag per option name, whichever puzzles declare it; help says whose it is."""
+    for name, owners in puzzle_options_by_name().items():
+        option = owners[0][1]
+        helps = "; ".join(f"{puzzle.NAME}: {o.help}" for puzzle, o in owners)
+        if option.type is bool:
+            solve.add_argument(option.flag, dest=name, action="store_true", default=None, help=helps)
+        else:
+            convert = whole_number_argument(option.minimum if option.minimum is not None else -(2**63)) \
+                if option.type is int else str
+            solve.add_argument(option.flag, dest=name, type=convert, metavar=option.metavar or name.upper(), help=helps)
+
+
+def having_mode(mode: str) -> str:
+    return ", ".join(p.NAME for p in puzzles.all_puzzles() if mode in p.MODES) or "no puzzle installed"
+
+
+def puzzle_list() -> str:
+    """The puzzles for `solve --help`: what each asks, its options, its encodings; within 80 columns."""
+    import textwrap
+
+    lines = ["puzzles:"]
+    for puzzle in puzzles.all_puzzles():
+        about = [puzzle.SUMMARY]
+        inputs = "INPUT optional" if not puzzle.INPUT_REQUIRED else ("INPUT or a URL" if puzzle.ACCEPTS_URLS else "")
+        flags = ", ".join(o.flag for o in puzzle.OPTIONS)
+        detail = "; ".join(x for x in (inputs, flags, "encodings " + ", ".join(puzzle.ENCODINGS)
+                                                                   if len(puzzle.ENCODINGS) > 1 else "") if x)
+        if detail:
+            about.append(f"({detail})")
+        wrapped = textwrap.wrap(" ".join(about), 64)
+        lines.append(f"  {puzzle.NAME:<12}{wrapped[0]}" if len(puzzle.NAME) < 12 else f"  {puzzle.NAME}")
+        lines += [" " * 14 + line for line in wrapped[(1 if len(puzzle.NAME) < 12 else 0):]]
+    for name, why in puzzles.registry().failed.items():
+        lines += [" " * 2 + line for line in textwrap.wrap(f"{name}: left out, {why}", 76)]
+    return "\n".join(lines) + "\n"
+
+
+def puzzle_options(module, args) -> tuple[dict, str | None]:
+    """(the options `module.load` gets, the input path): each of the puzzle's options as given or its
+    default, a file option read as the input; an option of another puzzle is refused."""
+    options, input_path = {}, args.input
+    for name, owners in puzzle_options_by_name().items():
+        given = getattr(args, name, None)
+        option = module.option(name)
+        if option is None:
+            if given not in (None, False):
+                whose = ", ".join(puzzle.NAME for puzzle, _ in owners)
+                raise InputError(f"{module.NAME} takes no such option ({whose} does)", owners[0][1].flag)
+            continue
+        if option.input_file:
+            if given is not None:
+                if args.input:
+                    raise InputError(f"give the {name} once: as INPUT or with {option.flag}", option.flag)
+                input_path = given
+            continue
+        options[name] = option.default if given is None else option.check(given, option.flag)
+    return options, input_path
+
+
+def resume_fixes() -> list[tuple[str, str]]:
+    """(argument, as the user wrote it) for everything a resumed run keeps from its start."""
+    return [("input", "INPUT"), *((name, owners[0][1].flag) for name, owners in puzzle_options_by_name().items()),
+            ("unique", "--unique"), ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"),
+            ("no_guide", "--no-guide")]
 
 
 def check_resume(args) -> None:
@@ -209,19 +290,19 @@ def check_resume(args) -> None:
     if recorded != args.puzzle:
         raise InputError(f"this is a {recorded} run, not {args.puzzle}: resume it with "
                          f"'smtpuzzles solve {recorded} --resume'", args.resume)
-    for attribute, flag in RESUME_FIXES:
-        if getattr(args, attribute) not in (None, False):
+    for attribute, flag in resume_fixes():
+        if getattr(args, attribute, None) not in (None, False):
             raise InputError("a resumed run keeps the instance and options it was started with; leave it out", flag)
 
 
 def cmd_solve(args) -> int:
     from smtpuzzles import run as runner
 
-    puzzles.get(args.puzzle)  # an unknown name is refused before anything else
+    module = puzzles.get(args.puzzle)  # an unknown name is refused before anything else
     if args.svg:
         check_new_file(args.svg, "--svg")  # before solving, not after minutes of it
     err = Console(stderr=True)
-    progress = ProgressView(args.puzzle)
+    progress = ProgressView(module)
     live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
     if args.resume:
         check_resume(args)
@@ -235,14 +316,11 @@ def cmd_solve(args) -> int:
         module = puzzles.get(ledger.run["puzzle"])
         instance = module.from_canonical(ledger.run["instance"])
     else:
-        module = puzzles.get(args.puzzle)
-        if args.clues and args.input:
-            raise InputError("give the clue grid once: as INPUT or with --clues", "--clues")
-        if is_url(args.input) and not getattr(module, "ACCEPTS_URLS", False):
+        options, input_path = puzzle_options(module, args)
+        if is_url(input_path) and not module.ACCEPTS_URLS:
             raise InputError(f"{module.NAME} reads a file or stdin, not a URL", "INPUT")
         check_writable_folder(args.out, "--out")
-        text, source = read_input(args.input or args.clues)
-        options = puzzle_options(args)
+        text, source = read_input(input_path)
         instance = module.load(text, source, options)
         mode = "optimise"
         if args.unique:
@@ -318,9 +396,10 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
 
 
 class ProgressView:
-    """The live display: current check, proved digits or closed bounds, elapsed time."""
+    """The live display: current check, the best value so far as the puzzle shows it (with the
+    proved leading positions of a lexicographic objective), elapsed time."""
 
-    def __init__(self, puzzle: str):
+    def __init__(self, puzzle):
         self.puzzle = puzzle
         self.started = time.perf_counter()
         self.words = "building the formula"
@@ -340,12 +419,10 @@ class ProgressView:
 
     def __rich__(self):
         elapsed = time.perf_counter() - self.started
-        head = Text(f"{self.puzzle}  {elapsed:6.1f}s  {self.checks} checks  ", style="bold cyan")
+        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {self.checks} checks  ", style="bold cyan")
         head.append(self.words, style="")
-        if isinstance(self.best, list):
-            return Group(head, number_text(self.best, self.proved))
         if self.best is not None:
-            return Group(head, Text(f"best so far: {self.best}", style="bold"))
+            return Group(head, self.puzzle.progress(self.best, self.proved))
         return head
 
 
@@ -392,17 +469,25 @@ def cmd_show(args) -> int:
 def cmd_export(args) -> int:
     from smtpuzzles.export import export_all
 
-    written = export_all(check_writable_folder(args.out, "--out"))
+    written = export_all(check_writable_folder(args.out, "--out"), args.puzzle)
     for path in written:
         print(f"wrote {path}")
     return 0
 
 
 def cmd_convert(args) -> int:
-    from smtpuzzles.puzzles import tatamibari
-
+    if args.puzzle:
+        module = puzzles.get(args.puzzle)
+        if module.convert is None:
+            raise InputError(f"{module.NAME} has no other input form to convert to", "--puzzle")
+    else:
+        converters = [p for p in puzzles.all_puzzles() if p.convert]
+        if len(converters) != 1:
+            names = " or ".join(p.NAME for p in converters) or "none installed"
+            raise InputError(f"name the puzzle whose input this is ({names})", "--puzzle")
+        module = converters[0]
     text, source = read_input(args.input)
-    print(tatamibari.convert(text, source))
+    print(module.convert(text, source))
     return 0
 
 

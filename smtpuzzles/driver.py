@@ -61,6 +61,9 @@ class Recorder:
                 self._engine.guide(self.encoding.guess)
         return self._engine
 
+    def words(self, claim: dict) -> str:
+        return describe(claim, self.encoding.objective)
+
     def check(self, claim: dict) -> tuple[str, dict | None, Any]:
         """(result, solution, value) for the check that tests `claim`."""
         terms = claim_terms(self.encoding.objective, claim)
@@ -73,7 +76,7 @@ class Recorder:
         answer = self.engine.check(terms, self.time_limit)
         seconds = time.perf_counter() - started
         self.checks += 1
-        step = {"claim": claim, "words": describe(claim), "assumptions": texts, "result": answer.status,
+        step = {"claim": claim, "words": self.words(claim), "assumptions": texts, "result": answer.status,
                 "by": "solver", "engine": self.engine.name, "seconds": round(seconds, 4), "stats": answer.stats}
         solution = value = None
         if answer.status == "sat":
@@ -99,7 +102,7 @@ class Recorder:
             return None
         step = self.replay.pop(0)
         if step["claim"] != claim or step["assumptions"] != texts:
-            raise ResumeMismatch(f"step {step['index']} asked {describe(step['claim'])!r}, now {describe(claim)!r}")
+            raise ResumeMismatch(f"step {step['index']} asked {self.words(step['claim'])!r}, now {self.words(claim)!r}")
         self.on_step(step)
         return step
 
@@ -109,7 +112,7 @@ class Recorder:
         texts = [smt2(t) for t in claim_terms(self.encoding.objective, claim)]
         if self._replayed(claim, texts) is not None:
             return
-        step = self.record({"claim": claim, "words": describe(claim), "assumptions": texts, "result": "unsat",
+        step = self.record({"claim": claim, "words": self.words(claim), "assumptions": texts, "result": "unsat",
                             "by": "bound", "reason": reason, "seconds": 0.0, "stats": {}})
         self.on_step(step)
 

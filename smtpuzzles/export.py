@@ -9,37 +9,29 @@ from typing import Iterator
 from smtpuzzles import puzzles
 from smtpuzzles.errors import InputError
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+
+def canonical_instances(names: tuple[str, ...] | None = None) -> Iterator[tuple[str, str, object, str]]:
+    """(puzzle, file stem, instance, encoding) for every bundled example of every registered puzzle
+    (or of those named)."""
+    for puzzle in puzzles.all_puzzles():
+        if names is None or puzzle.NAME in names:
+            for example in puzzle.examples():
+                yield puzzle.NAME, example.stem, example.instance, example.encoding
 
 
-def canonical_instances() -> Iterator[tuple[str, str, object, str]]:
-    """(puzzle, file stem, instance, encoding) for every exported instance."""
-    kingtour = puzzles.get("kingtour")
-    for size, box in ((4, "2x2"), (6, "2x3")):
-        board = kingtour.parse(size, box, None)
-        for encoding in kingtour.ENCODINGS:
-            yield "kingtour", f"{size}x{size}-{encoding}", board, encoding
-    for name in ("nonary", "tatamibari", "rogue"):
-        module = puzzles.get(name)
-        for path in sorted((EXAMPLES / name).iterdir()):
-            if path.name == "expected.json":
-                continue
-            instance = module.load(path.read_text(encoding="utf-8"), path.name, {})
-            yield name, path.stem, instance, module.ENCODINGS[0]
-
-
-def documents() -> Iterator[tuple[str, str]]:
+def documents(names: tuple[str, ...] | None = None) -> Iterator[tuple[str, str]]:
     """(path relative to encodings/, SMT-LIB2 text)."""
-    for name, stem, instance, encoding in canonical_instances():
-        module = puzzles.get(name)
-        formula = module.encode(instance, encoding).formula
+    for name, stem, instance, encoding in canonical_instances(names):
+        formula = puzzles.get(name).encode(instance, encoding).formula
         header = f"; smtpuzzles {name} {stem}: base formula of encoding {encoding}\n"
         yield f"{name}/{stem}.smt2", header + formula.document() + "(check-sat)\n"
 
 
-def export_all(out: Path) -> list[Path]:
+def export_all(out: Path, names: list[str] | None = None) -> list[Path]:
+    for name in names or ():
+        puzzles.get(name)  # an unknown name is one line, before anything is written
     written = []
-    for relative, text in documents():
+    for relative, text in documents(tuple(names) if names else None):
         path = out / relative
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,6 @@ since its ledger was written.
 from __future__ import annotations
 
 import glob
-import json
 import re
 import sys
 from dataclasses import dataclass, field
@@ -25,14 +24,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-# key -> accepted types; a job may carry any of these, [defaults] the shared subset
+# key -> accepted types. A job may carry these, plus its puzzle's options and inline input keys
+# (`puzzle_keys`); [defaults] the shared subset.
 JOB_KEYS = {
-    "name": (str,), "puzzle": (str,), "input": (str,), "grid": (str,), "map": (str,), "doors": (list,),
-    "url": (str,), "size": (int,), "box": (str,), "clues": (str,), "unique": (bool,), "count": (bool, int),
+    "name": (str,), "puzzle": (str,), "input": (str,), "unique": (bool,), "count": (bool, int),
     "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,),
 }
 DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,)}
-INLINE = ("grid", "map", "doors", "url")
+
+
+def puzzle_keys(puzzle) -> dict[str, tuple]:
+    """The keys a job of this puzzle may carry beyond JOB_KEYS, with their accepted types."""
+    keys = {option.name: (option.type,) for option in puzzle.OPTIONS}
+    keys.update({key.name: (key.type,) for key in puzzle.INLINE})
+    return keys
 
 # A job name becomes a folder under OUT/jobs/: one plain path component, never `..`, a separator or
 # an absolute path, and no leading dot (hidden, and `.`/`..` themselves).
@@ -139,15 +144,18 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
 
     label = entry.get("name") if isinstance(entry.get("name"), str) else f"#{number}"
     where = f"{path} job {label if len(label) <= 60 else label[:57] + '...'}"
-    _check(entry, JOB_KEYS, where)
-    if "name" in entry:
-        check_job_name(entry["name"], where)
     if "puzzle" not in entry:
         raise InputError("missing key 'puzzle'", where)
-    if entry["puzzle"] not in puzzles.NAMES:
-        raise InputError(f"puzzle {entry['puzzle']!r} is not one of {', '.join(puzzles.NAMES)}", where)
+    _check({"puzzle": entry["puzzle"]}, JOB_KEYS, where)
+    if entry["puzzle"] not in puzzles.names():
+        raise InputError(f"puzzle {entry['puzzle']!r} is not one of {', '.join(puzzles.names())}", where)
     module = puzzles.get(entry["puzzle"])
-    given = [k for k in ("input",) + INLINE if k in entry]
+    _check(entry, {**JOB_KEYS, **puzzle_keys(module)}, where)
+    if "name" in entry:
+        check_job_name(entry["name"], where)
+    inline = {key.name: key for key in module.INLINE}
+    files = {option.name: option for option in module.input_options()}
+    given = [k for k in ("input", *files, *inline) if k in entry]
     if len(given) > 1:
         raise InputError(f"give one input, not {' and '.join(given)}", where)
     count = entry.get("count")
@@ -165,7 +173,8 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     params = check_params(engine or module.DEFAULT_ENGINE, params, f"{where} params")
     limit = entry.get("time_limit", defaults.get("time_limit"))
     count_limit = count if isinstance(count, int) and not isinstance(count, bool) else None
-    options = {"size": entry.get("size"), "box": entry.get("box")}
+    options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default
+               for option in module.OPTIONS if not option.input_file}
 
     inputs: list[tuple[str | None, str, str]] = []  # (text, source, name suffix)
     if "input" in entry:
@@ -177,16 +186,17 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
                 raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
             text = _job_file(file, where, "input")
             inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
+    elif given and given[0] in files:  # a file named by an option (the King's tour's clues): no glob
+        key = given[0]
+        inputs.append((_job_file(str(base / entry[key]), where, key), entry[key], ""))
     elif given:
         key = given[0]
-        value = entry[key]
-        inputs.append((json.dumps(value) if key == "doors" else value, f"job {label} {key}", ""))
-    elif "clues" in entry or "size" in entry:
-        clues = entry.get("clues")
-        text = _job_file(str(base / clues), where, "clues") if clues else None
-        inputs.append((text, clues or "options", ""))
+        inputs.append((inline[key].text(entry[key]), f"job {label} {key}", ""))
+    elif not module.INPUT_REQUIRED:
+        inputs.append((None, "options", ""))
     else:
-        raise InputError("missing its input (input, grid, map, doors or url)", where)
+        keys = ", ".join(("input", *files, *inline))
+        raise InputError(f"missing its input ({keys})", where)
 
     jobs = []
     for text, source, suffix in inputs:

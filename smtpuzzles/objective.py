@@ -22,10 +22,12 @@ class LexMax:
     domain: Sequence[int]
     greater: Callable[[int, int], Term]  # position i holds a value > d
     equal: Callable[[int, int], Term]  # position i holds d
-    # How many times each value occurs in every feasible vector (a Sudoku read along a tour holds
-    # each digit N times): lets the driver close a position whose value is the largest one left.
+    # How many times each value occurs in every feasible vector (a Latin square read in any order
+    # holds each digit N times): lets the driver close a position whose value is the largest one left.
     multiplicity: dict[int, int] | None = None
     kind: str = "lex"
+    # How the puzzle writes a vector, for the words of each step (default: `vector_text`).
+    show: Callable[[Sequence[int]], str] | None = None
 
     def prefix_terms(self, prefix: Sequence[int]) -> list[Term]:
         return [self.equal(i, d) for i, d in enumerate(prefix)]
@@ -94,16 +96,18 @@ def claim_terms(objective: Objective, claim: dict) -> list[Term]:
     raise ValueError(f"unknown claim {op!r}")
 
 
-def describe(claim: dict) -> str:
-    """The claim in words, as the ledger and the progress display show it."""
+def describe(claim: dict, objective: Objective | None = None) -> str:
+    """The claim in words, as the ledger and the progress display show it; vectors as the
+    objective's puzzle writes them when it says how."""
+    show = getattr(objective, "show", None) or vector_text
     op = claim["op"]
     if op == "first":
         return "there is a solution"
     if op == "exceed":
-        prefix = "".join(_digit(d) for d in claim["prefix"]) or "(empty)"
+        prefix = show(claim["prefix"]) or "(empty)"
         return f"with prefix {prefix}, position {claim['pos'] + 1} can exceed {claim['than']}"
     if op == "lex_greater":
-        return f"some solution beats {''.join(_digit(d) for d in claim['best'])} lexicographically"
+        return f"some solution beats {show(claim['best'])} lexicographically"
     if op == "at_least":
         return f"some solution reaches at least {claim['k']}"
     if op == "block":
@@ -112,9 +116,8 @@ def describe(claim: dict) -> str:
     return op
 
 
-def _digit(d: int) -> str:
-    return str(d) if 0 <= d < 10 else chr(ord("A") + d - 10)
-
-
-def digits_text(vector: Sequence[int]) -> str:
-    return "".join(_digit(d) for d in vector)
+def vector_text(vector: Sequence[int]) -> str:
+    """A vector of small ints in few characters: digits run together, anything larger comma-separated."""
+    if all(isinstance(d, int) and 0 <= d < 10 for d in vector):
+        return "".join(map(str, vector))
+    return ",".join(map(str, vector))

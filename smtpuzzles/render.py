@@ -11,7 +11,7 @@ import math
 from typing import Callable, Sequence
 
 from rich.color import Color
-from rich.console import Console, Group
+from rich.console import Console
 from rich.measure import Measurement
 from rich.panel import Panel
 from rich.style import Style
@@ -74,7 +74,8 @@ def group_lines(text: str, group: int, width: int) -> list[str]:
 
 
 def digit_group(length: int) -> int:
-    """A King's-tour number of N*N digits reads in groups of N; anything else in groups of 10."""
+    """A number of N*N digits (an N x N board read cell by cell) reads in groups of N; anything else
+    in groups of 10."""
     root = math.isqrt(length)
     return root if root * root == length and root > 1 else 10
 
@@ -121,7 +122,7 @@ def side_by_side(*renderables) -> Table:
 
 
 def summary_panel(title: str, fields: Sequence[tuple[str, object]], status: str | None = None) -> Panel:
-    """Key-value lines in a panel at most WIDTH wide: a long unbroken value (a King's-tour number) is
+    """Key-value lines in a panel at most WIDTH wide: a long unbroken value (a number of 81 digits) is
     cut into groups; anything else too long folds onto further lines instead of ending in "…"."""
     keys = max([len(str(key)) for key, _ in fields] + [1])
     room = WIDTH - 4 - 2 - keys  # borders and padding, the gap, the key column
@@ -140,49 +141,3 @@ def summary_panel(title: str, fields: Sequence[tuple[str, object]], status: str 
 
 def status_text(status: str) -> Text:
     return Text(status, style=STATUS_STYLE.get(status, ""))
-
-
-# ---------------------------------------------------------------------------------------- King's tour
-def kingtour_view(board, solution: dict, digits: Sequence[int], proved: int | None = None):
-    from smtpuzzles.objective import digits_text
-
-    n = board.size
-    total = n * n
-    grid, tour = solution["grid"], solution["tour"]
-
-    def digit_cell(r, c):
-        style = "bold" if board.clues[r][c] else ""
-        return Text(digits_text([grid[r][c]]), style=style or "white")
-
-    def tour_cell(r, c):
-        t = tour[r][c]
-        return Text(f"{t:>{len(str(total))}}", style=ramp((t - 1) / max(total - 1, 1)))
-
-    sudoku = Panel(boxed_grid(n, n, digit_cell, board.box_rows, board.box_cols, 1), title="Sudoku", expand=False)
-    walk = Panel(boxed_grid(n, n, tour_cell, board.box_rows, board.box_cols, len(str(total))), title="King's tour", expand=False)
-    pair = side_by_side(sudoku, walk)
-    boards = pair if content_width(pair) <= WIDTH else Group(sudoku, walk)  # one above the other
-    return Group(boards, number_text(digits, proved))
-
-
-def number_text(digits: Sequence[int], proved: int | None) -> Text:
-    """The number read along the tour, in groups of a board row's length under a heading line (81
-    digits do not fit one 80-column line); the proved prefix bright, the rest dim."""
-    from smtpuzzles.objective import digits_text
-
-    text = digits_text(digits)
-    k = len(text) if proved is None else proved
-    indent = "  "
-    out = Text("number", style="bold")
-    out.append(f" ({len(text)} digits", style="")
-    out.append(f", {proved} proved)" if proved is not None and proved < len(text) else ")", style="italic")
-    done = 0
-    for line in group_lines(text, digit_group(len(text)), WIDTH - len(indent)):
-        out.append("\n" + indent)
-        for ch in line:
-            if ch == " ":
-                out.append(" ")
-                continue
-            out.append(ch, style="bold green" if done < k else "dim")
-            done += 1
-    return out

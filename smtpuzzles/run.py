@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
@@ -25,7 +26,7 @@ class Rules:
     referee that trips over it is reported as a malformed ledger, never a traceback."""
 
     def __init__(self, module, instance):
-        self.module = module
+        self.module = adopt(module)
         self.instance = instance
 
     def judge(self, solution, where: str) -> tuple[list[str], object]:
@@ -42,11 +43,8 @@ class Rules:
         return self.module.value_json(value)
 
     def same(self, a: dict, b: dict, where: str = "a claim") -> bool:
-        same = getattr(self.module, "same_solution", None)
-        if same is None:
-            return canonical_json(a) == canonical_json(b)
         try:
-            return bool(same(self.instance, a, b))
+            return self.module.same_solution(self.instance, a, b)
         except Exception as exc:  # noqa: BLE001 - a claim's solution of a shape the puzzle does not read
             raise LedgerError(f"a solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
 
@@ -92,7 +90,7 @@ def recorded_instance(run: dict, where: str):
     return module, instance
 
 
-def pick_engine(module: ModuleType, encoding, requested: str | None) -> str:
+def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
     engine = requested or module.DEFAULT_ENGINE
     if engine not in encoding.engines:
         engine_list = ", ".join(encoding.engines)
@@ -100,11 +98,12 @@ def pick_engine(module: ModuleType, encoding, requested: str | None) -> str:
     return engine
 
 
-def solve(module: ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
+def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
           encoding: str | None = None, time_limit: float | None = None, mode: str = "optimise",
           limit: int | None = None, params: dict | None = None,
           on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
+    module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     if mode not in module.MODES:
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     enc = module.encode(instance, encoding or module.ENCODINGS[0])

@@ -9,13 +9,15 @@ the sequence of digits in visiting order, maximised lexicographically.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
+from smtpuzzles.contract import Example, Option
 from smtpuzzles.errors import InputError
-from smtpuzzles.formula import CNF, Formula, SmtBuilder, count_true, lit, any_of, raw
-from smtpuzzles.objective import Encoding, LexMax, digits_text
+from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
+from smtpuzzles.objective import Encoding, LexMax
 
 NAME = "kingtour"
+SUMMARY = "a Sudoku and a king's tour over it whose digits, read along the tour, form the largest number"
 ENCODINGS = ("onehot", "posted")
 DEFAULT_ENGINE = "sat"  # measured in scripts/bench_kingtour.py: python-sat's Glucose far ahead of z3 here
 MODES = ("optimise",)
@@ -23,6 +25,12 @@ DIGIT_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # Measured (load, encode and write the formula): 16x16 takes 7 s and 0.6 GB, 20x20 14 s and 1.6 GB
 # before any solver starts, since the read-digit clauses grow as N^5; larger boards are refused.
 LIMITS = {"size": 16}
+OPTIONS = (
+    Option("size", int, "board size N (up to 16)", metavar="N", minimum=1),
+    Option("box", str, "box shape (default: the squarest, e.g. 2x3 for 6)", metavar="RxC"),
+    Option("clues", str, "clue grid, digits and '.' for empty", metavar="FILE", input_file=True),
+)
+INPUT_REQUIRED = False  # --size alone is a board with no clues
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,14 @@ def from_canonical(data: dict) -> Board:
     return parse(int(data["size"]), data["box"], "\n".join(data["clues"]))
 
 
+def examples() -> Iterator[Example]:
+    """Empty 4x4 and 6x6 boards in every encoding (the 9x9 record's formula is too large to keep)."""
+    for size, box in ((4, "2x2"), (6, "2x3")):
+        board = parse(size, box, None)
+        for encoding in ENCODINGS:
+            yield Example(f"{size}x{size}-{encoding}", board, encoding)
+
+
 # -------------------------------------------------------------------------------------------- encode
 def encode(board: Board, encoding: str = "onehot") -> Encoding:
     if encoding == "onehot":
@@ -196,7 +212,7 @@ def _encode_onehot(board: Board) -> Encoding:
                     tour[r][c] = t + 1
         return {"grid": grid, "tour": tour}
 
-    objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)})
+    objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
     return Encoding("onehot", 1, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"))
 
 
@@ -244,6 +260,7 @@ def _encode_posted(board: Board) -> Encoding:
         lambda i, d: raw(f"(> value{i} {d})"),
         lambda i, d: raw(f"(= value{i} {d})"),
         {k: n for k in range(1, n + 1)},
+        show=digits_text,
     )
     return Encoding("posted", 1, smt.formula(), objective, decode, engines=("z3",))
 
@@ -291,6 +308,11 @@ def value(board: Board, solution: dict) -> list[int]:
     return [solution["grid"][r][c] for _, r, c in order]
 
 
+def digits_text(vector: Sequence[int]) -> str:
+    """Digits as the board prints them: 1..9, then A, B, C... for boards larger than 9x9."""
+    return "".join(DIGIT_CHARS[d - 1] if 1 <= d <= len(DIGIT_CHARS) else f"<{d}>" for d in vector)
+
+
 def value_text(vector: Sequence[int]) -> str:
     return digits_text(vector)
 
@@ -300,9 +322,57 @@ def value_json(vector: Sequence[int]) -> str:
 
 
 def render(board: Board, solution: dict, proved: int | None = None):
-    from smtpuzzles.render import kingtour_view
+    """The Sudoku and the tour side by side (one above the other when too wide), then the number."""
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.text import Text
 
-    return kingtour_view(board, solution, value(board, solution), proved)
+    from smtpuzzles.render import WIDTH, boxed_grid, content_width, ramp, side_by_side
+
+    n = board.size
+    total = n * n
+    grid, tour = solution["grid"], solution["tour"]
+
+    def digit_cell(r, c):
+        style = "bold" if board.clues[r][c] else ""
+        return Text(digits_text([grid[r][c]]), style=style or "white")
+
+    def tour_cell(r, c):
+        t = tour[r][c]
+        return Text(f"{t:>{len(str(total))}}", style=ramp((t - 1) / max(total - 1, 1)))
+
+    sudoku = Panel(boxed_grid(n, n, digit_cell, board.box_rows, board.box_cols, 1), title="Sudoku", expand=False)
+    walk = Panel(boxed_grid(n, n, tour_cell, board.box_rows, board.box_cols, len(str(total))), title="King's tour",
+                 expand=False)
+    pair = side_by_side(sudoku, walk)
+    boards = pair if content_width(pair) <= WIDTH else Group(sudoku, walk)  # one above the other
+    return Group(boards, progress(value(board, solution), proved))
+
+
+def progress(digits: Sequence[int], proved: int | None):
+    """The number read along the tour, in groups of a board row's length under a heading line (81
+    digits do not fit one 80-column line); the proved prefix bright, the rest dim. The live display
+    shows the best number so far the same way."""
+    from rich.text import Text
+
+    from smtpuzzles.render import WIDTH, digit_group, group_lines
+
+    text = digits_text(digits)
+    k = len(text) if proved is None else proved
+    indent = "  "
+    out = Text("number", style="bold")
+    out.append(f" ({len(text)} digits", style="")
+    out.append(f", {proved} proved)" if proved is not None and proved < len(text) else ")", style="italic")
+    done = 0
+    for line in group_lines(text, digit_group(len(text)), WIDTH - len(indent)):
+        out.append("\n" + indent)
+        for ch in line:
+            if ch == " ":
+                out.append(" ")
+                continue
+            out.append(ch, style="bold green" if done < k else "dim")
+            done += 1
+    return out
 
 
 def describe(board: Board) -> str:

@@ -12,11 +12,15 @@ import random
 from itertools import combinations
 from dataclasses import dataclass
 
+from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
 from smtpuzzles.objective import Encoding, IntMax
+from smtpuzzles.puzzles import BUNDLED
 
 NAME = "nonary"
+SUMMARY = "how many of nine players can escape a map of one-way numbered doors"
+INLINE = (InlineKey("doors", list, "the door list itself: [[number, from, to], ...]"),)
 ENCODINGS = ("chains",)
 DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
@@ -114,6 +118,11 @@ def canonical(game: Game) -> dict:
 
 def from_canonical(data: dict) -> Game:
     return from_doors(data["doors"], "instance")
+
+
+def examples():
+    """The seed's maps and more, in scripts/examples/nonary/ (a checkout's, not installed)."""
+    return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
 # -------------------------------------------------------------------------------------------- encode

@@ -14,11 +14,15 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import SmtBuilder, raw, sum_of
 from smtpuzzles.objective import Encoding, IntMax
+from smtpuzzles.puzzles import BUNDLED
 
 NAME = "rogue"
+SUMMARY = "how much gold the rogue can take without waking a monster"
+INLINE = (InlineKey("map", str, "the map itself"),)
 ENCODINGS = ("flow",)
 DEFAULT_ENGINE = "z3"
 MODES = ("optimise",)
@@ -130,6 +134,11 @@ def canonical(dungeon: Dungeon) -> dict:
 
 def from_canonical(data: dict) -> Dungeon:
     return load("\n".join(data["map"]), "instance", {})
+
+
+def examples():
+    """The seed's maps and more, in scripts/examples/rogue/ (a checkout's, not installed)."""
+    return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
 # -------------------------------------------------------------------------------------------- encode

@@ -12,11 +12,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
+from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, any_of, lit
 from smtpuzzles.objective import Encoding, Satisfy
+from smtpuzzles.puzzles import BUNDLED
 
 NAME = "tatamibari"
+SUMMARY = "a partition of the grid into rectangles, one clue each, no four meeting at a corner"
+INLINE = (InlineKey("grid", str, "the text grid itself"), InlineKey("url", str, "a puzz.link or pzv.jp URL"))
+CONVERTS = "text grid <-> puzz.link URL"
 ENCODINGS = ("rectangles",)
 DEFAULT_ENGINE = "sat"
 MODES = ("solve", "unique", "count")
@@ -170,6 +175,11 @@ def canonical(board: Board) -> dict:
 
 def from_canonical(data: dict) -> Board:
     return from_text("\n".join(data["grid"]), "instance")
+
+
+def examples():
+    """The seed's puzzles, in scripts/examples/tatamibari/ (a checkout's, not installed)."""
+    return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
 # -------------------------------------------------------------------------------------------- encode
