@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ignore the encoding's quick heuristic answer where it has one; the solver searches "
                             "unaided")
     solve.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file (its folder must exist)")
+    solve.add_argument("--certify", action="store_true",
+                       help="store a checked clausal (LRAT) proof of the closing UNSAT claim in the run "
+                            "folder (Boolean encodings; see 'smtpuzzles certify')")
     # Modes, for every puzzle whose MODES has them (checked once the puzzle is known).
     solve.add_argument("--unique", action="store_true",
                        help=f"prove the solution unique or show a second ({having_mode('unique')})")
@@ -126,11 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--jobs", type=int, default=2, help="parallel re-solving processes (default: 2)")
     audit.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed for each re-solve (default: none)")
-    audit.add_argument("--proof", action="store_true",
-                       help="also refute the derived claim with a proof-logging SAT solver and check its "
-                            "DRUP proof with this package's checker (Boolean encodings)")
+    audit.add_argument("--proof", nargs="?", const="certificate", choices=("certificate", "all"),
+                       help="check the folder's stored proof of the derived claim against the query today's "
+                            "encoder builds, or, with none stored, make one with a proof-logging SAT solver "
+                            "and check it; with all, also prove every recorded UNSAT step (Boolean encodings)")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    certify = sub.add_parser("certify", help="add a checked proof to a finished run",
+                             description="Refute the run's closing UNSAT claim again with a proof-logging SAT "
+                                         "solver, check the proof, and store it in the folder as LRAT with the "
+                                         "query as DIMACS (both gzip). Exit 0 stored, 1 no proof, 2 bad input.")
+    certify.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
+    certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                         help="seconds allowed for the proof-logging solver (default: none)")
 
     show = sub.add_parser("show", help="render a recorded run")
     show.add_argument("run_dir")
@@ -342,6 +354,15 @@ def cmd_solve(args) -> int:
             if live:
                 live.stop()
     run = ledger.run
+    certify_failed = False
+    if args.certify and outcome.certificate is not None:
+        # After the run is sealed: a proof that fails leaves the answer recorded, and says so.
+        say = (lambda words: err.print(words, highlight=False)) if (err.is_terminal and not args.json) else None
+        try:
+            run["proof"] = runner.certify(ledger.dir, progress=say)["proof"]
+        except InputError as exc:  # an arithmetic encoding, a time limit: the answer stands, recorded
+            print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+            certify_failed = True
     payload = {
         "puzzle": module.NAME,
         "status": outcome.status,
@@ -367,7 +388,7 @@ def cmd_solve(args) -> int:
         quiet_stdout()
     if args.svg:
         save_svg(shown, args.svg, title=f"smtpuzzles {module.NAME}")
-    return EXIT.get(outcome.status, 1)
+    return 1 if certify_failed else EXIT.get(outcome.status, 1)
 
 
 def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) -> list:
@@ -430,6 +451,26 @@ def cmd_audit(args) -> int:
     from smtpuzzles.auditview import run_audit_command
 
     return run_audit_command(args)
+
+
+def cmd_certify(args) -> int:
+    from smtpuzzles import run as runner
+
+    from smtpuzzles.proof import ProofError
+
+    err = Console(stderr=True)
+    try:
+        run = runner.certify(Path(args.run_dir), timeout=args.time_limit,
+                             progress=lambda words: err.print(words, highlight=False) if err.is_terminal else None)
+    except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)
+        print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    from smtpuzzles.objective import describe
+
+    proof = run["proof"]
+    print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas) refuting "
+          f"'{describe(proof['claim'])}' in {args.run_dir}")
+    return 0
 
 
 def cmd_show(args) -> int:
@@ -507,5 +548,5 @@ def cmd_batch(args) -> int:
     return run_batch_cli(args)
 
 
-COMMANDS = {"solve": cmd_solve, "audit": cmd_audit, "show": cmd_show, "export": cmd_export,
+COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "show": cmd_show, "export": cmd_export,
             "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}

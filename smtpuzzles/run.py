@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from types import ModuleType
@@ -210,3 +211,45 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
     finally:
         ledger.close()  # the lock is released whatever happened (finish already did, normally)
     return outcome, ledger
+
+
+def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Store a checked LRAT proof of a finished run's closing claim (`solve --certify`, `certify`).
+
+    The query is rebuilt by today's encoder from the recorded instance, never read from the folder;
+    a run whose base formula today's encoder no longer writes is refused. The proof is made and
+    checked before anything is written (`proof.certify_query`); the audit checks it again, against
+    the query it builds itself, with `audit --proof`. Returns the updated run record."""
+    from smtpuzzles import proof as proofs
+    from smtpuzzles.ledger import store_proof
+    from smtpuzzles.runfolder import DIMACS, PROOF
+
+    run_dir = Path(run_dir)
+    folder = open_run(run_dir)
+    run = folder.run
+    where = str(run_dir / "run.json")
+    if run["status"] not in ("optimal", "solved", "infeasible") or "certificate" not in run:
+        raise InputError(f"nothing to certify: a {run['status']} run without a closing UNSAT claim", str(run_dir))
+    module, instance = recorded_instance(run, where)
+    enc = module.encode(instance, run["encoding"]["name"])
+    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
+        raise LedgerError("today's encoder writes a different base formula (encoding drift); cannot certify", where)
+    if enc.formula.cnf is None:
+        raise InputError(f"encoding {enc.name} is arithmetic: it has no clausal proof (audit --resolve re-solves it)",
+                         str(run_dir))
+    claim = run["certificate"]["claim"]
+    try:
+        terms = claim_terms(enc.objective, claim)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise LedgerError(f"the certificate's claim cannot be built for this instance ({exc.__class__.__name__})",
+                          where) from None
+    query = proofs.dimacs(enc.formula, terms)
+    made = proofs.certify_query(query, timeout=timeout, progress=progress)
+    record = {
+        "format": "lrat", "file": PROOF, "sha256": hashlib.sha256(made.lrat).hexdigest(),
+        "dimacs": DIMACS, "dimacs_sha256": query.sha256, "claim": claim,
+        "variables": query.variables, "clauses": query.clauses, "lemmas": made.lemmas, "bytes": len(made.lrat),
+        "solver": made.solver,
+    }
+    files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
+    return store_proof(run_dir, run["last_step_sha256"], files, record)

@@ -391,3 +391,35 @@ def test_the_published_record_carries_a_proof_that_checks(cli):
     assert code == 0 and report["verdict"] == "clean", err
     assert report["value"] == ("999899898789789787876789658767666545355432471632124566352413452143214125313214321")
     assert any(e.startswith("LRAT proof stored in the folder") for e in report["evidence"])
+
+
+def test_proof_all_proves_every_recorded_unsat_step(cli):
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--engine", "sat", code=0)
+    run_dir = Path(result["run_dir"])
+    steps = [json.loads(line) for line in (run_dir / "steps.jsonl").read_text().splitlines()]
+    distinct = {json.dumps(s["claim"], sort_keys=True) for s in steps if s["result"] == "unsat"}
+    code, out, err = cli("audit", run_dir, "--proof", "all", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "clean", err
+    # The certificate's claim is proved once, above; every other UNSAT claim here.
+    texts = [f["text"] for f in report["findings"] if f["section"] == "proof"]
+    assert f"{len(distinct) - 1} recorded UNSAT step queries" in texts[-1]
+
+
+def test_proof_all_fails_a_forged_unsat_step(cli):
+    """A step that found a model, rewritten as UNSAT (chain re-hashed): no proof exists for it."""
+    from ledger_forge import forge_chain, read_ledger
+
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--engine", "sat", code=0)
+    run_dir = Path(result["run_dir"])
+    run, steps = read_ledger(run_dir)
+    forged = next(s for s in steps if s["result"] == "sat" and s["claim"]["op"] == "exceed")
+    forged["result"] = "unsat"
+    for key in ("solution", "value"):
+        forged.pop(key, None)
+    forge_chain(run_dir, run, steps)
+    code, out, err = cli("audit", run_dir, "--proof", "all", "--json")
+    report = json.loads(out)
+    assert code == 1, err
+    failed = [f["text"] for f in report["findings"] if f["ok"] is False]
+    assert any(t.startswith(f"step {forged['index']} (") and "satisfiable" in t for t in failed), failed
