@@ -41,8 +41,9 @@ DEFAULTS = {
     "smtpuzzles/puzzles/nonary.py:replay,referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/tatamibari.py:referee,shape_fits": REFEREE_TESTS,
     "smtpuzzles/puzzles/rogue.py:referee,check_closed": REFEREE_TESTS,
-    "smtpuzzles/driver.py": ["tests/test_failure_paths.py", "tests/test_driver_fakes.py"],
-    "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_ledger_fakes.py"],
+    "smtpuzzles/driver.py": ["tests/test_failure_paths.py"],
+    "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",
+                             "tests/test_ledger_mutants.py"],
 }
 KILLED = {1, 3}  # pytest failed (3: an internal error, which a mutant also causes)
 TIMEOUT = {24, -24, 36, 152, 255}
@@ -155,6 +156,12 @@ def main(argv=None) -> int:
     where.mkdir(parents=True, exist_ok=True)
     try:
         scratch_copy(None if args.worktree else args.ref, where)
+        # pytest would only report this once mutmut has run, as a score of 0 (a file not committed yet).
+        missing = [t for t in tests if not (where / t.split("::")[0]).exists()]
+        if missing:
+            source = "the work tree" if args.worktree else args.ref
+            print(f"mutation.py: {', '.join(missing)}: no such test file in {source}", file=sys.stderr)
+            return 2
         write_config(where, paths, tests + shlex.split(args.pytest_args))
         mutmut = shutil.which("mutmut") or str(Path(sys.executable).parent / "mutmut")
         started = time.perf_counter()
