@@ -452,7 +452,9 @@ class _LratWriter(_Checker):
             raise ValueError("a used lemma is not RUP over the used clauses")
         top: list[int] = []
         inner: set[int] = set()
-        seen: set[int] = set()
+        # The lemma's own variables get their values from its negation, which a checker assumes
+        # first; a unit hint for one of them would already be satisfied there.
+        seen: set[int] = {lit if lit > 0 else -lit for lit in lits}
         stack = [conflict]
         while stack:
             for lit in self.clauses[stack.pop()]:

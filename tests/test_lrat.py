@@ -423,3 +423,18 @@ def test_proof_all_fails_a_forged_unsat_step(cli):
     assert code == 1, err
     failed = [f["text"] for f in report["findings"] if f["ok"] is False]
     assert any(t.startswith(f"step {forged['index']} (") and "satisfiable" in t for t in failed), failed
+
+
+def test_a_lemma_over_a_variable_fixed_at_the_top_level_gets_no_unit_hint_for_it():
+    """Regression (found certifying the 8x8 record): the lemma (1 2) when 1 is already false at the
+    top level. Its negation assigns 1 false itself, so a unit hint for 1 would be satisfied there
+    and the checker rightly refuses it; the writer must leave that unit out."""
+    formula = [[-1], [1, 2, 3], [1, 2, -3], [1, -2, 4], [1, -2, -4]]
+    query = _as_dimacs(4, formula)
+    steps = [(False, [1, 2]), (False, [])]
+    verdict = check_drup(4, formula, steps, None)
+    assert verdict.ok
+    lrat = to_lrat(4, formula, steps, verdict)
+    assert check_lrat(4, formula, lrat).ok, lrat
+    assert proof.check_with_dratify(query, proof.lrat_as_drup(lrat))[0]
+    assert not check_lrat(4, formula, b"6 1 2 0 1 2 3 0\n").ok  # the unit hint the old writer gave
