@@ -468,8 +468,9 @@ def cmd_certify(args) -> int:
     from smtpuzzles.objective import describe
 
     proof = run["proof"]
-    print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas) refuting "
-          f"'{describe(proof['claim'])}' in {args.run_dir}")
+    claim = describe(proof["claim"])
+    print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas)\n"
+          f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}\n  in: {args.run_dir}")
     return 0
 
 

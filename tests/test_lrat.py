@@ -340,6 +340,8 @@ def test_certify_adds_a_proof_to_a_finished_run(cli):
     assert "proof" not in json.loads((run_dir / "run.json").read_text())
     code, out, err = cli("certify", run_dir)
     assert code == 0 and "stored a checked LRAT proof" in out, err
+    lines = out.splitlines()  # the folder's own line is as long as its path
+    assert lines[-1] == f"  in: {run_dir}" and max(map(len, lines[:-1])) <= 80, lines
     code, report, err = audit_proof(cli, run_dir)
     assert code == 0 and report["verdict"] == "clean", err
 
