@@ -53,7 +53,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_gz(path: Path, text: str) -> None:
-    # Level 1: a 50x50 Tatamibari base (1.2M clauses) took 12 s to compress at level 9, under 2 s
+    # Level 1: a 50x50 grid-partition base (1.2M clauses) took 12 s to compress at level 9, under 2 s
     # here, for files about a third larger. The text's sha-256 is what is checked, not the bytes.
     def write(handle):
         with gzip.GzipFile(filename="", mode="wb", fileobj=handle, compresslevel=1, mtime=0) as packed:

@@ -38,7 +38,7 @@ DIMACS, PROOF = "certificate.cnf.gz", "proof.lrat.gz"
 
 MiB = 1 << 20
 # Caps on what is read. The largest run published or produced by the tests is far below each one
-# (the 9x9 record: run.json 2.4 KB, steps.jsonl 0.22 MB; a 50x50 Tatamibari base expands to about
+# (the 9x9 record: run.json 2.4 KB, steps.jsonl 0.22 MB; a 50x50 grid-partition base expands to about
 # 60 MB); a folder beyond them is refused rather than read.
 MAX_RUN_JSON = 64 * MiB
 MAX_SOLUTION_JSON = 64 * MiB
