@@ -50,6 +50,7 @@ import inspect
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
 
 from smtpuzzles.errors import InputError
@@ -75,8 +76,8 @@ class Option:
     # Further validation of a well-typed value: the problem in words, or None. The puzzle's `load`
     # still sees every option, so checks that need the whole instance belong there.
     validate: Callable[[Any], str | None] | None = None
-    # The value names a file whose text is the puzzle's input, given instead of INPUT (the King's
-    # tour's --clues reads better than a bare INPUT). It never reaches `load` as an option.
+    # The value names a file whose text is the puzzle's input, given instead of INPUT where a name
+    # such as --clues reads better than a bare INPUT. It never reaches `load` as an option.
     input_file: bool = False
 
     @property
@@ -194,6 +195,8 @@ def problems(source: object) -> list[str]:
             found.append(f"option {option.name!r} clashes with a command's own flag or key, or is not an identifier")
         if not option.help:
             found.append(f"option {option.name} has no help")
+        if option.type is bool and option.default not in (None, False):
+            found.append(f"option {option.name}: a bool option is a flag, off unless given (default False)")
         keys.add(option.name)
     for key in getattr(source, "INLINE", ()):
         if not isinstance(key, InlineKey):
@@ -224,7 +227,7 @@ class Puzzle:
         self.DEFAULT_ENGINE: str = source.DEFAULT_ENGINE
         self.MODES: tuple[str, ...] = tuple(source.MODES)
         self.LIMITS: dict[str, int] = dict(source.LIMITS)
-        doc = (getattr(source, "__doc__", None) or "").strip().split("\n\n")[0]
+        doc = ((source.__doc__ or "") if isinstance(source, ModuleType) else "").strip().split("\n\n")[0]
         self.SUMMARY: str = getattr(source, "SUMMARY", None) or " ".join(doc.split()) or self.NAME
         self.OPTIONS: tuple[Option, ...] = tuple(getattr(source, "OPTIONS", ()))
         self.INLINE: tuple[InlineKey, ...] = tuple(getattr(source, "INLINE", ()))

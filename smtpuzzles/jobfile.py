@@ -186,7 +186,7 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
                 raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
             text = _job_file(file, where, "input")
             inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
-    elif given and given[0] in files:  # a file named by an option (the King's tour's clues): no glob
+    elif given and given[0] in files:  # a file named by one of the puzzle's options: read, never globbed
         key = given[0]
         inputs.append((_job_file(str(base / entry[key]), where, key), entry[key], ""))
     elif given:

@@ -100,11 +100,12 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
 
 
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
-          encoding: str | None = None, time_limit: float | None = None, mode: str = "optimise",
+          encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None,
           on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
+    mode = mode or module.MODES[0]
     if mode not in module.MODES:
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     enc = module.encode(instance, encoding or module.ENCODINGS[0])

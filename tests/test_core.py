@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import one_error_line
 from smtpuzzles.export import documents
+from smtpuzzles.puzzles import BUILTIN
 from smtpuzzles.formula import CNF, Formula, all_of, any_of, lit, neg, smt2
 from smtpuzzles.smtlib import solve_text
 
@@ -17,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_encodings_folder_is_in_sync_with_the_code():
-    """`smtpuzzles export` output equals the committed files: the documented formulas are the real ones."""
-    for relative, text in documents():
+    """`smtpuzzles export` output equals the committed files: the documented formulas are the real ones.
+    (The built-ins': a plugin installed beside them keeps its own.)"""
+    for relative, text in documents(tuple(BUILTIN)):
         path = ROOT / "encodings" / relative
         assert path.exists(), f"{relative} missing: run `smtpuzzles export`"
         assert path.read_text() == text, f"{relative} drifted: run `smtpuzzles export`"

@@ -68,8 +68,23 @@ def discover(entry_points=None) -> Registry:
         if puzzle.NAME != ep.name:
             registry.failed[ep.name] = f"{ep.value} calls itself {puzzle.NAME!r}, not {ep.name!r}"
             continue
+        clash = _option_clash(registry, puzzle)
+        if clash:
+            registry.failed[ep.name] = clash
+            continue
         registry.puzzles[ep.name] = puzzle
     return registry
+
+
+def _option_clash(registry: Registry, puzzle: Puzzle) -> str | None:
+    """Puzzles may share an option name (one flag on `solve` serves both) only if they agree on
+    what it is."""
+    for other in registry.puzzles.values():
+        for mine in puzzle.OPTIONS:
+            theirs = other.option(mine.name)
+            if theirs and (theirs.type, theirs.input_file) != (mine.type, mine.input_file):
+                return f"its option {mine.flag} is not the {other.NAME} option of that name"
+    return None
 
 
 def registry() -> Registry:
