@@ -168,7 +168,8 @@ def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -
     try:
         made = proofs.prove(query, timeout=timeout)
     except proofs.ProofError as exc:
-        tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof", "seconds": 0.0})
+        tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
+              "seconds": 0.0})
         satisfiable = "satisfiable" in exc.message
         report.add("proof", False if satisfiable else None, f"no proof: {exc.message}")
         return
@@ -283,10 +284,12 @@ def _check_models(report: Report, folder, rules: Rules):
             report.add("models", False, f"step {step['index']}: the model breaks the rules: {problems[0]}")
         elif not same_json(worth, step["value"]):
             bad += 1
-            report.add("models", False, f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, the step says {_short(step['value'])}")
+            report.add("models", False, f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, "
+                                        f"the step says {_short(step['value'])}")
         elif not _meets(step["claim"], step["solution"], worth, rules):
             bad += 1
-            report.add("models", False, f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
+            report.add("models", False,
+                       f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
         else:
             good.append((step["index"], step["solution"], worth))
             witnesses.append((f"step {step['index']}", worth))
@@ -299,7 +302,8 @@ def _check_models(report: Report, folder, rules: Rules):
         if problems:
             report.add("models", False, f"solution.json breaks the rules: {problems[0]}")
         elif not same_json(rules.shown(worth), folder.saved["value"]):
-            report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, it says {_short(folder.saved['value'])}")
+            report.add("models", False,
+                       f"solution.json is worth {_short(rules.shown(worth))}, it says {_short(folder.saved['value'])}")
         elif folder.finished and claimed is not None and not same_json(rules.shown(worth), claimed):
             report.add("models", False, f"solution.json is worth {_short(rules.shown(worth))}, run.json claims {_short(claimed)}")
         else:
@@ -432,7 +436,8 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
     cert = folder.run.get("certificate")
     if cert is None:
         problems.append("run.json records no closing certificate")
-    elif canonical_json(cert["claim"]) != key or step is None or cert["step"] != step["index"] or cert["sha256"] != sha256_text(query):
+    elif canonical_json(cert["claim"]) != key or step is None or cert["step"] != step["index"] \
+            or cert["sha256"] != sha256_text(query):
         problems.append("run.json's certificate entry names another claim, step or query")
     if problems:
         report.add("claims", False, f"{words}, but " + "; ".join(problems))
@@ -472,7 +477,8 @@ def recorded_query_texts(enc, claim: dict, where: str) -> list[str]:
     try:
         return [smt2(t) for t in claim_terms(enc.objective, claim)]
     except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
-        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})", where) from None
+        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})",
+                          where) from None
 
 
 # -------------------------------------------------------------------------------------------- resolve

@@ -24,8 +24,8 @@ from smtpuzzles.audit import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.errors import InputError
 
 SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
-VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow", "incomplete": "bold yellow",
-                 "unreadable": "bold red"}
+VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow",
+                 "incomplete": "bold yellow", "unreadable": "bold red"}
 MARK = {True: Text("✓", style="green"), False: Text("✗", style="bold red"), None: Text("?", style="bold yellow")}
 
 
@@ -111,7 +111,8 @@ def run_audit_command(args) -> int:
     for folder in folders:
         progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
         busy = args.resolve or args.proof
-        live = Live(progress, console=err, refresh_per_second=4, transient=True) if (busy and err.is_terminal and not args.json) else None
+        live = Live(progress, console=err, refresh_per_second=4, transient=True) \
+            if (busy and err.is_terminal and not args.json) else None
         try:
             if live:
                 live.start()

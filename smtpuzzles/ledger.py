@@ -279,7 +279,8 @@ class Ledger:
 
     def save_certificate(self, query: str, claim: dict, step_index: int) -> None:
         write_gz(self.dir / "certificate.smt2.gz", query)
-        self.run["certificate"] = {"file": "certificate.smt2.gz", "claim": claim, "step": step_index, "sha256": sha256_text(query)}
+        self.run["certificate"] = {"file": "certificate.smt2.gz", "claim": claim, "step": step_index,
+                                   "sha256": sha256_text(query)}
 
     def save_run(self) -> None:
         self.run["steps"] = self.next_index
