@@ -55,7 +55,8 @@ def main() -> int:
     args = parser.parse_args()
     cases = []
     if args.doors is None:
-        cases = [(f"seed {p.stem}", json.loads(p.read_text())) for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
+        cases = [(f"seed {p.stem}", json.loads(p.read_text()))
+                 for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
     for i in range(args.count):
         if args.doors is None:
             cases.append((f"random {i}", random_game(i, rooms=2 + i % 7, doors=4 + (i * 7) % 37)))
@@ -68,8 +69,8 @@ def main() -> int:
         for label, doors in cases:
             game = nonary.from_doors(doors)
             started, cpu = time.perf_counter(), time.process_time()
-            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit, engine=args.engine,
-                                          params={"guide": not args.no_guide})
+            outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit,
+                                      engine=args.engine, params={"guide": not args.no_guide})
             smt = time.perf_counter() - started
             totals["smt"] += smt
             totals["smt_cpu"] += time.process_time() - cpu
@@ -81,16 +82,21 @@ def main() -> int:
                 ratios.append(smt / max(seconds, 1e-4))
             rooms = len({d[1] for d in doors} | {d[2] for d in doors}) - 1
             if outcome.status != "optimal":
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {'?':>6} {smt:8.2f} {seconds:9.3f} {'':>10}  SMT {outcome.status}", flush=True)
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {'?':>6} {smt:8.2f} {seconds:9.3f} {'':>10}  "
+                      f"SMT {outcome.status}", flush=True)
             elif reference is None:
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {'>' + format(args.brute_limit, '.0f'):>9} {'<' + format(smt / args.brute_limit, '.3f'):>10}  (brute force gave up)", flush=True)
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} "
+                      f"{'>' + format(args.brute_limit, '.0f'):>9} {'<' + format(smt / args.brute_limit, '.3f'):>10}  "
+                      "(brute force gave up)", flush=True)
             else:
                 agree = "yes" if reference == outcome.value and outcome.status == "optimal" else "NO"
                 ratio = smt / max(seconds, 1e-4)
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} {ratio:9.{1 if ratio >= 10 else 3}f}x  {agree}", flush=True)
+                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} "
+                      f"{ratio:9.{1 if ratio >= 10 else 3}f}x  {agree}", flush=True)
     ratios.sort()
     given_up = f" (brute force gave up on {totals['gave_up']}, counted at its limit)" if totals["gave_up"] else ""
-    print(f"\ntotal: SMT {totals['smt']:.1f} s wall ({totals['smt_cpu']:.1f} s CPU), brute force {totals['brute']:.1f} s{given_up}; "
+    print(f"\ntotal: SMT {totals['smt']:.1f} s wall ({totals['smt_cpu']:.1f} s CPU), "
+          f"brute force {totals['brute']:.1f} s{given_up}; "
           f"SMT/brute {totals['smt'] / max(totals['brute'], 1e-4):.2f}x over the set")
     if ratios:
         print(f"per map SMT/brute: median {ratios[len(ratios) // 2]:.2f}x, best {ratios[0]:.3f}x, worst {ratios[-1]:.1f}x; "

@@ -41,7 +41,8 @@ def main() -> int:
                 reference = bfs_gold(text)
                 bfs = time.perf_counter() - started
                 agree = "yes" if outcome.status == "optimal" and outcome.value == reference else "NO"
-                print(f"{size}x{size:<5} {seed:4d} {outcome.value:5d} {smt:9.2f} {bfs:9.3f} {smt / bfs:8.0f}x {smt / (size * size) * 1000:15.3f}  {agree}", flush=True)
+                print(f"{size}x{size:<5} {seed:4d} {outcome.value:5d} {smt:9.2f} {bfs:9.3f} {smt / bfs:8.0f}x "
+                      f"{smt / (size * size) * 1000:15.3f}  {agree}", flush=True)
     return 0
 
 

@@ -85,7 +85,8 @@ def main() -> int:
         print(f"  smtpuzzles solve + uniqueness proof (whole run, ledger included): mean {total / len(times):.3f} s, "
               f"max {times[-1][0]:.3f} s ({times[-1][1]}), total {total:.1f} s")
         if theirs:
-            print(f"  CP-SAT (puzzlekit) one solve, no uniqueness: mean {sum(theirs) / len(theirs):.3f} s, max {max(theirs):.3f} s, "
+            print(f"  CP-SAT (puzzlekit) one solve, no uniqueness: mean {sum(theirs) / len(theirs):.3f} s, "
+              f"max {max(theirs):.3f} s, "
                   f"total {sum(theirs):.1f} s; ratio CP-SAT / smtpuzzles (total) {sum(theirs) / total:.2f}x")
         else:
             print("  CP-SAT comparison skipped: pip install puzzlekit")

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from rich.console import Console, Group
 from rich.live import Live
-from rich.table import Table
 from rich.text import Text
 
 from smtpuzzles import __version__, puzzles
@@ -24,7 +23,7 @@ from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, time_limit_argument,
                                 whole_number_argument)
-from smtpuzzles.render import STATUS_STYLE, pipe_console, print_all, save_svg, status_text, summary_panel
+from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
@@ -321,7 +320,8 @@ def cmd_solve(args) -> int:
         if live:
             live.start()
         try:
-            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, on_step=progress.step, on_solution=progress.solution)
+            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, on_step=progress.step,
+                                            on_solution=progress.solution)
         finally:
             if live:
                 live.stop()
@@ -501,7 +501,8 @@ def cmd_show(args) -> int:
         else:
             proved = None
             if run.get("objective") == "lex":
-                proved = max([s["claim"]["pos"] + 1 for s in steps if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
+                proved = max([s["claim"]["pos"] + 1 for s in steps
+                              if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
             console.print(module.render(instance, folder.solution, proved))
     if args.svg:
         console.save_svg(args.svg, title=f"smtpuzzles {run['puzzle']}")

@@ -12,7 +12,7 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
-from smtpuzzles.ledger import Ledger, canonical_json, read_json, sha256_text
+from smtpuzzles.ledger import Ledger, canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms
 from smtpuzzles import puzzles
 from smtpuzzles.runfolder import open_run
@@ -38,7 +38,8 @@ class Rules:
             problems = list(self.module.referee(self.instance, solution))
             return (problems, None) if problems else ([], self.module.value(self.instance, solution))
         except Exception as exc:  # noqa: BLE001 - any crash on folder data is a malformed ledger
-            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
+            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution "
+                              f"({exc.__class__.__name__})", where) from None
 
     def shown(self, value):
         return self.module.value_json(value)
@@ -47,7 +48,8 @@ class Rules:
         try:
             return self.module.same_solution(self.instance, a, b)
         except Exception as exc:  # noqa: BLE001 - a claim's solution of a shape the puzzle does not read
-            raise LedgerError(f"a solution has the wrong shape for a {self.module.NAME} solution ({exc.__class__.__name__})", where) from None
+            raise LedgerError(f"a solution has the wrong shape for a {self.module.NAME} solution "
+                              f"({exc.__class__.__name__})", where) from None
 
 
 def same_json(a, b) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import permutations
 
 
 def sudokus(n: int, br: int, bc: int):
@@ -51,14 +50,18 @@ def best_reading(grid, floor: list[int] | None = None) -> list[int]:
             for dc in (-1, 0, 1):
                 a, b = r + dr, c + dc
                 if (dr or dc) and 0 <= a < n and 0 <= b < n and (a, b) not in seen:
-                    seen.add((a, b)); seq.append(grid[a][b])
+                    seen.add((a, b))
+                    seq.append(grid[a][b])
                     go(a, b)
-                    seen.discard((a, b)); seq.pop()
+                    seen.discard((a, b))
+                    seq.pop()
 
     for r, c in cells:
-        seen.add((r, c)); seq.append(grid[r][c])
+        seen.add((r, c))
+        seq.append(grid[r][c])
         go(r, c)
-        seen.discard((r, c)); seq.pop()
+        seen.discard((r, c))
+        seq.pop()
     return best
 
 

@@ -59,7 +59,8 @@ def cli(capsys, tmp_path):
 
 def run_process(*args, **kwargs) -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    return subprocess.run([sys.executable, "-m", "smtpuzzles", *map(str, args)], capture_output=True, text=True, env=env, **kwargs)
+    return subprocess.run([sys.executable, "-m", "smtpuzzles", *map(str, args)], capture_output=True, text=True, env=env,
+                          **kwargs)
 
 
 def one_error_line(err: str) -> str:

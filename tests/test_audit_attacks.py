@@ -221,7 +221,8 @@ def test_optimal_fails_when_any_step_carries_a_better_refereed_model(cli):
     better = json.loads((run_dir / "solution.json").read_text())["solution"]  # worth 5
     four = {"moves": [{"door": 0, "players": [1, 2, 7, 8]}]}  # 1+2+7+8 = 18: a valid plan worth 4
     claim = {"op": "at_least", "k": 5}
-    aside = {"claim": {"op": "at_least", "k": 5}, "words": "", "assumptions": [smt2(t) for t in claim_terms(enc.objective, claim)],
+    aside = {"claim": {"op": "at_least", "k": 5}, "words": "",
+             "assumptions": [smt2(t) for t in claim_terms(enc.objective, claim)],
              "result": "unknown", "reason": "timeout", "solution": better, "value": 5}
     forge(run_dir, status="optimal", value=4, solution=four, claim=claim,
           steps=[{**steps[0], "solution": four, "value": 4}, aside, refuting_step(enc, claim)])

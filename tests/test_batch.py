@@ -116,7 +116,8 @@ def test_killed_batch_finishes_only_the_rest(tmp_path):
         except ProcessLookupError:
             break
         time.sleep(0.01)
-    done_before = {p.parents[1].name for p in out.glob("jobs/*/*/run.json") if json.loads(p.read_text())["status"] in ("optimal", "solved")}
+    done_before = {p.parents[1].name for p in out.glob("jobs/*/*/run.json")
+                   if json.loads(p.read_text())["status"] in ("optimal", "solved")}
     assert 3 <= len(done_before) < 12
     runs_before = {p.parent for p in out.glob("jobs/*/*/run.json")}
     done = subprocess.run([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "2"], capture_output=True, text=True)
@@ -156,7 +157,8 @@ def test_same_batch_on_a_dask_local_cluster(cli, tmp_path):
         assert code == 0, err
         check_summary(tmp_path / "out")
         run_dir = next((tmp_path / "out" / "jobs" / "king").glob("*/run.json")).parent
-        code, out, err = cli("audit", run_dir, "--resolve", "all", "--solver", "z3", "--scheduler", cluster.scheduler_address, "--json")
+        code, out, err = cli("audit", run_dir, "--resolve", "all", "--solver", "z3", "--scheduler", cluster.scheduler_address,
+                             "--json")
         report = json.loads(out)
         assert code == 0 and report["ok"] and report["resolved"]
     finally:

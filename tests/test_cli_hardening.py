@@ -383,8 +383,8 @@ def test_gitignore_keeps_the_record_and_drops_readme_runs():
 
 
 def test_tatamibari_bench_without_the_shared_data_says_one_line(tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_tatamibari.py"), "--data", str(tmp_path / "absent.json")],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_tatamibari.py"),
+                           "--data", str(tmp_path / "absent.json")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "absent.json: no such file" in one_error_line(proc.stderr)
 
 

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from conftest import one_error_line
 from smtpuzzles import puzzles
-from smtpuzzles.cli import build_parser, main
+from smtpuzzles.cli import build_parser
 from smtpuzzles.contract import REQUIRED, InlineKey, Option, Puzzle, problems
 from smtpuzzles.jobfile import puzzle_keys
 

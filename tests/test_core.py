@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -39,11 +38,13 @@ def test_exported_files_are_standard_smtlib_that_cvc5_and_z3_agree_on():
 @st.composite
 def cnf_and_terms(draw):
     n = draw(st.integers(2, 6))
-    clauses = draw(st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3), max_size=8))
+    clause = st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3)
+    clauses = draw(st.lists(clause, max_size=8))
     literal = st.builds(lambda v, s: lit(f"x{v}", s), st.integers(1, n), st.booleans())
-    term = st.recursive(literal, lambda inner: st.one_of(st.builds(lambda xs: all_of(xs), st.lists(inner, min_size=1, max_size=3)),
-                                                         st.builds(lambda xs: any_of(xs), st.lists(inner, min_size=1, max_size=3)),
-                                                         st.builds(neg, inner)), max_leaves=6)
+    term = st.recursive(literal, lambda inner: st.one_of(
+        st.builds(lambda xs: all_of(xs), st.lists(inner, min_size=1, max_size=3)),
+        st.builds(lambda xs: any_of(xs), st.lists(inner, min_size=1, max_size=3)),
+        st.builds(neg, inner)), max_leaves=6)
     return n, clauses, draw(st.lists(term, max_size=3)), draw(st.lists(literal, max_size=n))
 
 

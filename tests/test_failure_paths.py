@@ -19,7 +19,7 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import CNF, Formula, lit
 from smtpuzzles.ledger import Ledger, read_json, read_steps, seal_problem
 from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
-from smtpuzzles.puzzles import nonary, tatamibari
+from smtpuzzles.puzzles import nonary
 from test_differential import COUNTED, tatamibari_solutions
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"

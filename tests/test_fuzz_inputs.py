@@ -24,7 +24,8 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
 FAST = settings(max_examples=150, deadline=None)
 SOLVES = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ODD = ["\n", "\r", " ", "\t", "\x00", "\ufeff", "\u2028", "é", "\ud800", "\x1b"]
-KINGTOUR_CLUES = ["1 . | . .\n. . | . 3\n----+----\n. 4 | . .\n. . | 2 .\n", "....\n....\n....\n....\n", "12..\n..12\n....\n....\n"]
+KINGTOUR_CLUES = ["1 . | . .\n. . | . 3\n----+----\n. 4 | . .\n. . | 2 .\n", "....\n....\n....\n....\n",
+                  "12..\n..12\n....\n....\n"]
 
 
 def examples(puzzle: str) -> list[str]:

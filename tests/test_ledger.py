@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, run_process
+from conftest import one_error_line
 from ledger_forge import forge_chain
 from smtpuzzles.audit import audit
-from smtpuzzles.errors import LedgerError
 
 
 def solved_run(cli, *args) -> Path:
@@ -65,7 +63,8 @@ def test_kill_minus_9_then_resume_then_audit_clean(tmp_path, cli):
 
 
 def _flip_result(line: str) -> str:
-    flipped = line.replace('"result":"unsat"', '"result":"sat"') if '"result":"unsat"' in line else line.replace('"result":"sat"', '"result":"unsat"')
+    flipped = line.replace('"result":"unsat"', '"result":"sat"') if '"result":"unsat"' in line \
+        else line.replace('"result":"sat"', '"result":"unsat"')
     assert flipped != line
     return flipped
 
@@ -217,7 +216,8 @@ def test_exported_queries_are_portable(cli):
 def test_ctrl_c_stops_cleanly_with_a_resumable_ledger(tmp_path, cli, engine):
     out = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
-                             "--engine", engine, "--out", str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--engine", engine, "--out", str(out), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while time.time() < deadline:
         found = list(out.glob("*/steps.jsonl"))

@@ -310,9 +310,11 @@ ROGUE_BROKEN = [
      None),  # (0,3) -> (1,4) is onto g, and (0,2) -> (0,3) is legal: checked below
     ("onto a wall", WALLED, {"path": [[0, 0], [0, 1], [0, 2]]}, ["step 2 enters [0, 2], which is not an empty or gold cell"]),
     ("off the map, above", DUNGEON, with_path((0, 0), (-1, 0)), ["step 1 enters [-1, 0], which is not an empty or gold cell"]),
-    ("off the map, right", OPEN, {"path": [[0, 0], [0, 1], [0, 2]]}, ["step 2 enters [0, 2], which is not an empty or gold cell"]),
+    ("off the map, right", OPEN, {"path": [[0, 0], [0, 1], [0, 2]]},
+     ["step 2 enters [0, 2], which is not an empty or gold cell"]),
     ("off the map, left", OPEN, {"path": [[0, 0], [1, -1]]}, ["step 1 enters [1, -1], which is not an empty or gold cell"]),
-    ("off the map, below", DUNGEON, with_path((0, 0), (1, 0), (2, 0), (3, 0)), ["step 3 enters [3, 0], which is not an empty or gold cell"]),
+    ("off the map, below", DUNGEON, with_path((0, 0), (1, 0), (2, 0), (3, 0)),
+     ["step 3 enters [3, 0], which is not an empty or gold cell"]),
     # rule: a king move each turn (a jump of two, and standing still)
     ("jump", DUNGEON, with_path((0, 0), (0, 2)), ["step 1 from [0, 0] to [0, 2] is not a king move"]),
     ("knight jump", DUNGEON, with_path((0, 0), (1, 2)), ["step 1 from [0, 0] to [1, 2] is not a king move"]),

@@ -248,7 +248,8 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
             _equal_counts(cnf, into, out_of)
     for r in labels:
         staying = cnf.residue([(ends[p, r], p) for p in PLAYERS], 9)
-        moved = cnf.residue([(used[d], doors[d][0]) for d in doors_into[r]] + [(used[d], -doors[d][0]) for d in doors_out_of[r]], 9)
+        moved = cnf.residue([(used[d], doors[d][0]) for d in doors_into[r]]
+                            + [(used[d], -doors[d][0]) for d in doors_out_of[r]], 9)
         for a, b in zip(staying, moved):  # room 0 starts with 1+...+9 = 45, which is 0 mod 9
             cnf.add([-a, b])
             cnf.add([a, -b])
@@ -439,7 +440,8 @@ def replay(game: Game, solution: dict):
         if d in used:
             raise ValueError(f"move {i + 1}: door {d} was already passed")
         number, origin, target = game.doors[d]
-        if not isinstance(group, list) or not all(isinstance(p, int) and p in where for p in group) or len(set(group)) != len(group):
+        if not isinstance(group, list) or not all(isinstance(p, int) and p in where for p in group) \
+                or len(set(group)) != len(group):
             raise ValueError(f"move {i + 1}: the group {group!r} is not a set of players 1..9")
         if not 3 <= len(group) <= 5:
             raise ValueError(f"move {i + 1}: a group of {len(group)} cannot pass (3 to 5 players)")

@@ -113,18 +113,21 @@ def load(text: str | None, source: str, options: dict) -> Dungeon:
             if ch == "@":
                 starts.append((r, c))
             elif ch not in WALKABLE and ch != "#" and not MONSTER.fullmatch(ch):
-                raise InputError(f"unknown symbol {ch!r} (map symbols: @ $ # . space, monsters a-z A-Z * &)", f"{source} line {r + 1} column {c + 1}")
+                raise InputError(f"unknown symbol {ch!r} (map symbols: @ $ # . space, monsters a-z A-Z * &)",
+                                 f"{source} line {r + 1} column {c + 1}")
         rows.append(line.ljust(width))  # editors strip trailing spaces: a short row ends in empty cells
     if not starts:
         raise InputError("the map has no @ (the rogue's start)", source)
     if len(starts) > 1:
         (r1, c1), (r2, c2) = starts[:2]
-        raise InputError(f"the map has {len(starts)} @ (line {r1 + 1} column {c1 + 1} and line {r2 + 1} column {c2 + 1}); exactly one is allowed", source)
+        raise InputError(f"the map has {len(starts)} @ (line {r1 + 1} column {c1 + 1} and line {r2 + 1} column {c2 + 1}); "
+                         "exactly one is allowed", source)
     dungeon = Dungeon(tuple(rows))
     r, c = dungeon.start
     if dungeon.watchers.get((r, c)):
         mr, mc = sorted(dungeon.watchers[r, c])[0]
-        raise InputError(f"the start is next to the monster {rows[mr][mc]!r} at line {mr + 1} column {mc + 1}", f"{source} line {r + 1} column {c + 1}")
+        raise InputError(f"the start is next to the monster {rows[mr][mc]!r} at line {mr + 1} column {mc + 1}",
+                         f"{source} line {r + 1} column {c + 1}")
     return dungeon
 
 

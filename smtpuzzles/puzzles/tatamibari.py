@@ -68,7 +68,8 @@ class Board:
 
 
 def shape_fits(clue: str, height: int, width: int) -> bool:
-    return clue == "?" or (clue == "+" and height == width) or (clue == "|" and height > width) or (clue == "-" and width > height)
+    return clue == "?" or (clue == "+" and height == width) or (clue == "|" and height > width) \
+        or (clue == "-" and width > height)
 
 
 # --------------------------------------------------------------------------------------------- parse
@@ -294,8 +295,8 @@ def rects_from_regions(regions) -> list[tuple[int, int, int, int]]:
     spans: dict = {}
     for r, row in enumerate(regions):
         for c, v in enumerate(row):
-            t, l, b, rt = spans.get(v, (r, c, r, c))
-            spans[v] = (min(t, r), min(l, c), max(b, r), max(rt, c))
+            top, left, bottom, right = spans.get(v, (r, c, r, c))
+            spans[v] = (min(top, r), min(left, c), max(bottom, r), max(right, c))
     return sorted(spans.values())
 
 
@@ -322,7 +323,8 @@ def referee(board: Board, solution: dict) -> list[str]:
             continue
         clue = board.rows[clues[0][0]][clues[0][1]]
         if not shape_fits(clue, bottom - top + 1, right - left + 1):
-            problems.append(f"region {rid} is {bottom - top + 1} tall and {right - left + 1} wide, wrong for its {clue!r} at r{clues[0][0] + 1}c{clues[0][1] + 1}")
+            problems.append(f"region {rid} is {bottom - top + 1} tall and {right - left + 1} wide, wrong for its "
+                            f"{clue!r} at r{clues[0][0] + 1}c{clues[0][1] + 1}")
     for r in range(h - 1):
         for c in range(w - 1):
             four = {regions[r][c], regions[r][c + 1], regions[r + 1][c], regions[r + 1][c + 1]}
