@@ -128,6 +128,8 @@ class Example:
 
 def examples_in(folder: Path, load: Callable, encoding: str) -> Iterator[Example]:
     """Every input file in `folder` (its expected answers, expected.json, left out), in name order."""
+    if not Path(folder).is_dir():
+        raise InputError("the bundled examples are not here (a source checkout has them)", str(folder))
     for path in sorted(Path(folder).iterdir()):
         if path.name != "expected.json":
             yield Example(path.stem, load(path.read_text(encoding="utf-8"), path.name, {}), encoding)
