@@ -26,7 +26,7 @@ import pytest
 
 from smtpuzzles import ledger as ledger_module
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.ledger import (GENESIS, Ledger, cut_torn_tail, read_base, read_json, write_atomic,
+from smtpuzzles.ledger import (GENESIS, Ledger, cut_torn_tail, read_base, read_json, store_proof, write_atomic,
                                write_gz)
 from smtpuzzles.locking import FolderBusy, FolderLock
 
@@ -373,3 +373,48 @@ def test_folders_read_the_same_under_the_c_locale(tmp_path):
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected
+
+
+# ---------------------------------------------------------------------------------- store_proof
+PROOF_FILES = {"certificate.cnf.gz": b"p cnf 1 1\n1 0\n", "proof.lrat.gz": b"2 -1 0 1 0\n"}
+RECORD = {"format": "lrat", "file": "proof.lrat.gz"}
+
+
+def finished_run(out: Path, status: str = "optimal") -> tuple[Path, str]:
+    """A run sealed with `status`, and the last-step hash run.json seals it with."""
+    ledger = Ledger.create(out, dict(HEADER), "input", "(check-sat)\n")
+    ledger.append({"claim": {"op": "first"}, "result": "unsat"})
+    ledger.finish(status, None)
+    return ledger.dir, json.loads((ledger.dir / "run.json").read_text())["last_step_sha256"]
+
+
+def test_a_stored_proof_writes_its_files_then_names_them_in_run_json(tmp_path, umask_022):
+    run_dir, sealed = finished_run(tmp_path / "runs")
+    before = json.loads((run_dir / "run.json").read_text())
+    run = store_proof(run_dir, sealed, dict(PROOF_FILES), dict(RECORD))
+    text = (run_dir / "run.json").read_text()
+    assert json.loads(text) == run == {**before, "proof": RECORD} and text == pretty(text)
+    for name, data in PROOF_FILES.items():
+        assert (run_dir / name).read_bytes() == data and stat.S_IMODE((run_dir / name).stat().st_mode) == 0o644
+    assert names(run_dir) == sorted([".lock", "base.smt2.gz", "input.txt", "run.json", "steps.jsonl", *PROOF_FILES])
+    FolderLock(run_dir).acquire().release()  # let go
+
+
+@pytest.mark.parametrize("status,stale", [("optimal", True), ("unknown", False), ("interrupted", False)])
+def test_a_proof_is_not_stored_for_a_run_that_changed_or_answers_nothing(tmp_path, status, stale):
+    run_dir, sealed = finished_run(tmp_path / "runs", status)
+    before = (run_dir / "run.json").read_bytes()
+    with pytest.raises(LedgerError) as caught:
+        store_proof(run_dir, "0" * 64 if stale else sealed, dict(PROOF_FILES), dict(RECORD))
+    assert (caught.value.message, caught.value.where) == (
+        "the run changed while its proof was being made; certify it again", str(run_dir))
+    assert (run_dir / "run.json").read_bytes() == before and not (run_dir / "proof.lrat.gz").exists()
+    FolderLock(run_dir).acquire().release()
+
+
+def test_a_proof_waits_for_no_writer(tmp_path):
+    run_dir, sealed = finished_run(tmp_path / "runs")
+    with FolderLock(run_dir):
+        with pytest.raises(FolderBusy):
+            store_proof(run_dir, sealed, dict(PROOF_FILES), dict(RECORD))
+    assert not (run_dir / "proof.lrat.gz").exists()
