@@ -1208,3 +1208,306 @@ def test_proof_all_checks_each_step_claim_before_building_it(run_of, fake_prover
     with pytest.raises(LedgerError) as caught:
         audit(run_dir, proof="all")
     assert caught.value.where.endswith("steps.jsonl line " + str(len(steps_file(run_dir)) - 1))
+
+
+# ------------------------------------------------------------------------- places and odd files
+@pytest.fixture
+def touchy_referee(monkeypatch):
+    """The Nonary referee made to crash on a solution with a "crash" key, as a puzzle's referee
+    may on folder data of a shape it does not expect (the built-in referees are hardened)."""
+    nonary = puzzles.get("nonary")
+    real = nonary.referee
+
+    def referee(instance, solution):
+        if "crash" in solution:
+            raise TypeError("unexpected shape")
+        return real(instance, solution)
+    monkeypatch.setattr(nonary, "referee", referee)
+
+
+def test_a_recorded_model_the_referee_trips_over_is_one_error_naming_its_line(run_of, touchy_referee):
+    run_dir = run_of("nonary")
+    nonary_steps(run_dir, extra_steps=[{**read_ledger(run_dir)[1][0], "solution": {"crash": 1}}])
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir)
+    assert caught.value.message == "solution has the wrong shape for a nonary solution (TypeError)"
+    assert caught.value.where == f"{run_dir / 'steps.jsonl'} line 2"
+
+
+def test_a_solution_json_the_referee_trips_over_is_one_error_naming_it(run_of, touchy_referee):
+    run_dir = run_of("nonary")
+    save_solution(run_dir, FIVE, {"crash": 1})
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir)
+    assert caught.value.message == "solution has the wrong shape for a nonary solution (TypeError)"
+    assert caught.value.where == str(run_dir / "solution.json")
+
+
+def test_a_block_claim_holding_a_solution_of_the_wrong_shape_is_one_error(run_of):
+    run_dir = run_of("count")
+    reseal(run_dir, steps=lambda recorded: [recorded[0], {**recorded[1], "claim": {"op": "block", "solutions": [{"x": 1}]}},
+                                            recorded[2]])
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir)
+    assert caught.value.message.startswith("a solution has the wrong shape for a tatamibari solution (")
+    assert caught.value.where == "a block claim"
+
+
+@pytest.mark.parametrize("kind,name,what,proof", [
+    ("nonary", "base.smt2.gz", "base formula", False),
+    ("nonary", "certificate.smt2.gz", "closing certificate", False),
+    ("certified", "certificate.cnf.gz", "stored DIMACS", True),
+    ("certified", "proof.lrat.gz", "stored proof", True),
+])
+def test_a_file_that_is_not_gzip_is_one_error_naming_what_it_is(run_of, kind, name, what, proof):
+    run_dir = run_of(kind)
+    (run_dir / name).write_bytes(b"plain text, not gzip\n")
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir, proof=proof)
+    assert caught.value.message.startswith(f"{what} is not valid gzip (") and caught.value.where == str(run_dir / name)
+
+
+def test_an_invalid_recorded_instance_is_one_error_naming_run_json(run_of):
+    run_dir = run_of("nonary")
+    reseal(run_dir, lambda run: run.update(instance={"doors": "none"}))
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir)
+    assert caught.value.message.startswith("recorded instance is invalid") and caught.value.where == str(run_dir / "run.json")
+
+
+def test_a_run_json_without_a_mode_is_read_in_the_puzzles_first_mode(run_of):
+    run_dir = run_of("nonary")
+    reseal(run_dir, lambda run: run.pop("mode"))
+    assert audit(run_dir).verdict == "consistent"
+
+
+def test_the_run_is_encoded_with_the_encoding_it_names(run_of):
+    """A King's-tour run recorded under the second encoding: its base is that encoding's, so the
+    audit, encoding as the run says, finds no base drift (the steps, made under the first, do)."""
+    run_dir = run_of("kingtour")
+    module, instance, _ = encoder(run_dir)
+    assert module.ENCODINGS[1] == "posted"
+    posted = module.encode(instance, "posted")
+    sha = write_gz_text(run_dir / "base.smt2.gz", posted.formula.document())
+    reseal(run_dir, lambda run: (run["encoding"].update(name="posted", version=posted.version), run["base"].update(sha256=sha)))
+    drift = [text for _, text in texts(audit(run_dir), "drift")]
+    assert "encoding drift: today's encoder writes a different base formula" not in drift and drift
+
+
+def test_a_long_claim_that_cannot_be_built_is_cut_to_sixty_columns(run_of):
+    run_dir = run_of("nonary")
+    claim = {"op": "exceed", "prefix": [1] * 70, "pos": 70, "than": 1}  # a maximum has no positions
+    reseal(run_dir, steps=lambda recorded: [{**recorded[0], "claim": claim}, recorded[1]])
+    with pytest.raises(LedgerError) as caught:
+        audit(run_dir)
+    assert caught.value.message.startswith(f"claim {describe(claim)[:60]!r} cannot be built for this instance (")
+    assert caught.value.where == f"{run_dir / 'steps.jsonl'} line 1"
+
+
+@pytest.mark.parametrize("extra,words", [
+    ({"unique": True}, "unique"), ({"count_complete": True}, "count_complete")])
+def test_a_plain_solve_carries_no_uniqueness_or_count(run_of, extra, words):
+    run_dir = run_of("solve")
+    reseal(run_dir, lambda run: run.update(extra=extra))
+    assert claims_finding(audit(run_dir)) == (False, f"status solved with {words} recorded does not fit mode solve")
+
+
+def test_solver_available_asks_the_installed_packages():
+    assert audit_module.solver_available("z3") is True  # z3-solver is a dependency
+    assert audit_module.solver_available("smtpuzzles_no_such_solver") is False
+
+
+def test_a_value_of_exactly_forty_columns_is_shown_whole(run_of):
+    run_dir = run_of("nonary")
+    said = "x" * 40
+    nonary_steps(run_dir, {"value": said})
+    assert texts(audit(run_dir), "models")[0] == (False, f"step 0: the model is worth {FIVE}, the step says {said}")
+
+
+@pytest.mark.parametrize("pair", [("rules", "worth"), ("rules", "claim"), ("worth", "claim")])
+def test_two_bad_models_of_different_kinds_are_both_failures(run_of, pair):
+    """No "models pass" line once any model is bad, however the bad ones are counted."""
+    run_dir = run_of("nonary")
+    best = json.loads((run_dir / "solution.json").read_text())["solution"]
+    claim = {"op": "at_least", "k": FIVE + 1}
+    bad = {"rules": {"solution": BAD_PLAN, "value": 3}, "worth": {"solution": best, "value": 4},
+           "claim": {"solution": best, "value": FIVE, "claim": claim, "assumptions": refuting(run_dir, claim)["assumptions"]}}
+    run, recorded = read_ledger(run_dir)
+    steps = [recorded[0]] + [{**recorded[0], **bad[kind]} for kind in pair] + [recorded[1]]
+    run["certificate"]["step"] = 3
+    forge_chain(run_dir, run, steps)
+    models = texts(audit(run_dir), "models")
+    assert [ok for ok, _ in models] == [False, False, True] and models[-1][1].startswith("solution.json")
+
+
+# ------------------------------------------------------------------------ the published record
+RECORD = ROOT / "results" / "kingtour-033a4d9697-20261130-132113"  # a 9x9 tour: 81 digits of value
+
+
+@pytest.fixture
+def record(tmp_path):
+    target = tmp_path / "record"
+    shutil.copytree(RECORD, target, ignore=shutil.ignore_patterns(".lock", "proof.lrat.gz", "certificate.cnf.gz"))
+    run = json.loads((target / "run.json").read_text())
+    run.pop("proof", None)
+    (target / "run.json").write_text(json.dumps(run))
+    return target
+
+
+def test_a_missing_refutation_of_a_long_claim_is_cut_to_ninety_columns(record):
+    run, _ = read_ledger(record)
+    claim = run["certificate"]["claim"]
+    assert len(describe(claim)) > 90
+    reseal(record, steps=lambda recorded: recorded[:-1])
+    ok, words = claims_finding(audit(record))
+    assert ok is False and f"no recorded UNSAT step refutes '{describe(claim)[:90]}'; " in words
+
+
+def test_a_long_claim_a_model_misses_is_cut_to_eighty_columns(record):
+    run, _ = read_ledger(record)
+    best = run["certificate"]["claim"]["best"]
+    claim = {"op": "lex_greater", "best": best}  # no model beats the optimum
+    first_sat = next(s["index"] for s in steps_file(record) if s["result"] == "sat")
+    reseal(record, steps=lambda recorded: [{**s, "claim": claim} if s["index"] == first_sat else s for s in recorded])
+    assert len(describe(claim)) > 80
+    assert texts(audit(record), "models")[0] == (
+        False, f"step {first_sat}: the model does not satisfy its claim ({describe(claim)[:80]})")
+
+
+# --------------------------------------------------------------------- progress, times, sizes
+def test_a_stored_proof_reports_its_size_and_time_as_measured(run_of, monkeypatch):
+    """1,050,000 bytes is 1.05 MB, shown 1.1; the time is no more than the audit took."""
+    import gzip
+    import hashlib
+    import time
+
+    run_dir = run_of("certified")
+    lrat = b"0" * 1_050_000
+    (run_dir / "proof.lrat.gz").write_bytes(gzip.compress(lrat))
+    edit_proof_record(run_dir, sha256=hashlib.sha256(lrat).hexdigest())
+    monkeypatch.setattr(proofs, "check_lrat_text", lambda query, data: (data == lrat, "", 12345))
+    events = []
+    started = time.perf_counter()
+    report = audit(run_dir, proof=True, progress=events.append)
+    took = time.perf_counter() - started
+    (ok, words), = texts(report, "proof")
+    assert ok is True and words.startswith("LRAT proof stored in the folder (12,345 lemmas, 1.1 MB), checked against")
+    assert isinstance(events[0]["at"], float) and 0 <= events[1]["seconds"] <= took
+    assert float(words.rsplit(" in ", 1)[1].removesuffix(" s")) <= took + 0.05
+
+
+def test_a_proof_made_here_reports_its_size_time_and_limit(run_of, monkeypatch):
+    import time
+
+    run_dir = run_of("nonary")
+    asked = []
+
+    def prove(query, timeout=None):
+        asked.append(timeout)
+        return proofs.Proof(b"0" * 1_050_000, "fake", 5.0)
+    monkeypatch.setattr(proofs, "prove", prove)
+    monkeypatch.setattr(proofs, "check", lambda query, made: (isinstance(query, proofs.Dimacs), ""))
+    events = []
+    started = time.perf_counter()
+    report = audit(run_dir, proof=True, timeout=7.5, progress=events.append)
+    took = time.perf_counter() - started
+    (ok, words), = texts(report, "proof")
+    assert asked == [7.5] and ok is True
+    assert re.fullmatch(r"DRUP proof of the refutation \([\d,]+ variables, 1\.1 MB\) made by fake in 5\.0 s, "
+                        r"checked by smtpuzzles\.drup in \d+\.\d s", words), words
+    assert float(words.rsplit(" in ", 1)[1].removesuffix(" s")) <= took + 0.05
+    assert events[0]["verb"] == "proving" and isinstance(events[0]["at"], float)
+    assert 5.0 <= events[1]["seconds"] <= 5.0 + took
+
+
+def test_proof_all_passes_its_limit_and_query_and_names_its_events(run_of, monkeypatch):
+    import time
+
+    run_dir = run_of("kingtour")
+    asked, checked = [], []
+
+    def prove(query, timeout=None):
+        asked.append(timeout)
+        return proofs.Proof(b"good", "fake", 0.0)
+
+    def check(query, made):
+        checked.append(query.data if isinstance(query, proofs.Dimacs) else None)
+        return True, ""
+    monkeypatch.setattr(proofs, "prove", prove)
+    monkeypatch.setattr(proofs, "check", check)
+    events = []
+    started = time.perf_counter()
+    audit(run_dir, proof="all", timeout=9.0, progress=events.append)
+    took = time.perf_counter() - started
+    claims = [c for _, c in refuted_claims(run_dir)]
+    assert asked == [9.0] * len(claims) and sorted(checked) == sorted(step_query(run_dir, c) for c in claims)
+    steps = [e for e in events if e["query"].startswith("step ")]
+    assert steps and all(e["solver"] == f"{proofs.DEFAULT_SOLVER} proof" for e in steps)
+    assert all(e["verb"] == "proving" and isinstance(e["at"], float) for e in steps if e["state"] == "started")
+    assert all(0 <= e["seconds"] <= took for e in steps if e["state"] == "done")
+
+
+def test_proof_all_proves_a_claim_recorded_twice_once(run_of, fake_prover):
+    run_dir = run_of("kingtour")
+    closing = read_ledger(run_dir)[0]["certificate"]["claim"]
+    others = [(i, c) for i, c in refuted_claims(run_dir) if c != closing]
+    again = next(s for s in steps_file(run_dir) if s["index"] == others[0][0])
+    reseal(run_dir, lambda run: run["certificate"].update(step=run["steps"]),
+           lambda recorded: [*recorded[:-1], dict(again), recorded[-1]])
+    asked = fake_prover(lambda query: True)
+    report = audit(run_dir, proof="all")
+    assert len(asked) == 1 + len(others)
+    assert texts(report, "proof")[-1][1].startswith(f"{len(others)} recorded UNSAT step queries")
+
+
+def test_a_step_without_a_proof_is_named_with_its_claim_cut_to_fifty_columns(run_of, fake_prover):
+    run_dir = run_of("kingtour")
+    closing = read_ledger(run_dir)[0]["certificate"]["claim"]
+    index, longest = max(((i, c) for i, c in refuted_claims(run_dir) if c != closing), key=lambda ic: len(describe(ic[1])))
+    assert len(describe(longest)) > 50
+    failing = step_query(run_dir, longest)
+    fake_prover(lambda query: query.data != failing)
+    report = audit(run_dir, proof="all")
+    assert (False, f"step {index} ({describe(longest)[:50]}): no checked proof: lemma 1 is not implied") in texts(report, "proof")
+
+
+def test_a_scheduler_is_asked_at_its_address_and_told_each_query(run_of, monkeypatch):
+    from smtpuzzles import cluster
+
+    addresses = []
+
+    class Client:
+        def submit(self, fn, *args, pure=True):
+            return None
+
+        def gather(self, futures):
+            return [("unsat", 1.0) for _ in futures]
+
+    monkeypatch.setattr(cluster, "dask_client", lambda address: addresses.append(address) or Client())
+    events = []
+    audit(run_of("nonary"), resolve="certificate", scheduler="tcp://10.0.0.1:8786", progress=events.append)
+    assert addresses == ["tcp://10.0.0.1:8786"]
+    assert [e["query"] for e in events] == ["certificate", "certificate"] and all(isinstance(e["at"], float) for e in events)
+
+
+@pytest.mark.parametrize("jobs,most", [(1, 1), (0, 1), (None, 2)])
+def test_re_solves_run_at_most_jobs_at_a_time(run_of, monkeypatch, jobs, most):
+    """--jobs bounds the solver processes running at once (the default, 2, included): never more."""
+    import threading
+    import time
+
+    lock, running, peak = threading.Lock(), [0], [0]
+
+    def solve(text, solver, timeout):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.01)
+        with lock:
+            running[0] -= 1
+        return "unsat", 0.01
+    monkeypatch.setattr(audit_module, "solve_in_subprocess", solve)
+    monkeypatch.setattr(audit_module, "solver_available", lambda s: True)
+    options = {} if jobs is None else {"jobs": jobs}
+    report = audit(run_of("kingtour"), resolve="all", solvers=("z3",), **options)
+    assert 1 <= peak[0] <= most and report.verdict == "clean"
