@@ -568,9 +568,12 @@ def test_infeasible_with_a_refereed_model_anywhere_fails(run_of):
     assert claims_finding(audit(run_dir)) == (False, "infeasible claimed, yet the folder holds a solution (step 0)")
 
 
-def test_infeasible_with_any_solution_json_fails(run_of):
+@pytest.mark.parametrize("valid", [True, False])
+def test_infeasible_with_any_solution_json_fails(run_of, valid):
+    """A valid solution.json is a witness by that name; an invalid one is named all the same."""
     run_dir = run_of("nonary")
-    save_solution(run_dir, None, BAD_PLAN)  # not even a valid one
+    best = json.loads((run_dir / "solution.json").read_text())["solution"]
+    save_solution(run_dir, FIVE if valid else None, best if valid else BAD_PLAN)
     forge_infeasible_nonary(run_dir, [])
     assert claims_finding(audit(run_dir)) == (False, "infeasible claimed, yet the folder holds a solution (solution.json)")
 
