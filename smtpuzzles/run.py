@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -93,6 +94,23 @@ def recorded_instance(run: dict, where: str):
     return module, instance
 
 
+@dataclass(frozen=True)
+class Settings:
+    """How a run is solved, handed to the driver as a value: the engine and its checked
+    parameters, the mode and count limit, and this session's time limit per check. The run record
+    keeps a copy for the audit and resume; the driver never reads them back from it."""
+
+    engine: str
+    params: dict
+    mode: str
+    limit: int | None
+    time_limit: float | None
+
+    def record(self) -> dict:
+        return {"engine": {"name": self.engine, "params": dict(self.params)}, "mode": self.mode,
+                "limit": self.limit, "time_limit": self.time_limit}
+
+
 def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
     engine = requested or module.DEFAULT_ENGINE
     if engine not in encoding.engines:
@@ -113,20 +131,18 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, dict(params or {}))
+    settings = Settings(engine_name, params, mode, limit, time_limit)
     canonical = module.canonical(instance)
     header = {
         "puzzle": module.NAME,
         "instance": canonical,
         "instance_sha256": instance_sha(canonical),
         "encoding": {"name": enc.name, "version": enc.version},
-        "engine": {"name": engine_name, "params": dict(params or {})},
         "objective": enc.objective.kind,
-        "mode": mode,
-        "limit": limit,
-        "time_limit": time_limit,
+        **settings.record(),
     }
     ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
-    return _drive(module, instance, enc, ledger, [], on_step, on_solution)
+    return _drive(module, instance, enc, ledger, [], settings, on_step, on_solution)
 
 
 def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
@@ -144,18 +160,21 @@ def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_s
     enc = module.encode(instance, run["encoding"]["name"])
     if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
         raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))
+    # Read once, from the checked record; the time limit belongs to this session, not to the claim:
+    # resuming without one lifts it.
+    settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
+                        run.get("limit"), time_limit)
     ledger, steps = Ledger.resume(Path(run_dir))
-    # The limit belongs to this session, not to the claim: resuming without one lifts it.
     ledger.run["time_limit"] = time_limit
-    return _drive(module, instance, enc, ledger, steps, on_step, on_solution)
+    return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution)
 
 
-def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, on_solution) -> tuple[Outcome, Ledger]:
+def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings", on_step,
+           on_solution) -> tuple[Outcome, Ledger]:
     run = ledger.run
-    engine_name, params = run["engine"]["name"], run["engine"]["params"]
 
     def engine_factory():
-        engine = make_engine(engine_name, enc.formula, params)
+        engine = make_engine(settings.engine, enc.formula, settings.params)
         run["engine"]["version"] = engine.version
         run["engine"]["params"] = engine.params
         ledger.save_run()
@@ -171,7 +190,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
             on_solution(solution, value)
 
     recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
-                        ledger.append, replay, run.get("time_limit"), on_step, solution_seen)
+                        ledger.append, replay, settings.time_limit, on_step, solution_seen)
     sealed = False
 
     def seal(status: str, value) -> None:
@@ -182,7 +201,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], on_step, o
     try:
         try:
             with ctrl_c_between_steps():
-                outcome = run_objective(recorder, run.get("mode", "optimise"), run.get("limit"))
+                outcome = run_objective(recorder, settings.mode, settings.limit)
         except KeyboardInterrupt:
             outcome = Outcome("interrupted")
         except ResumeMismatch as exc:
