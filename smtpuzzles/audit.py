@@ -180,10 +180,7 @@ def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -
           "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
     words = (f"DRUP proof of the refutation ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
              f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
-    report.add("proof", ok, words if ok else f"the proof was rejected: {message}")
-    if ok:
-        report.unchecked_unsat = False
-        report.evidence.append(words)
+    _proof_verdict(report, ok, words, f"the proof was rejected: {message}")
 
 
 def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progress) -> None:
@@ -258,7 +255,12 @@ def _check_stored_proof(report: Report, folder, query, claim: dict, progress) ->
           "answer": "checked" if ok else "rejected", "seconds": seconds})
     words = (f"LRAT proof stored in the folder ({lemmas:,} lemmas, {len(lrat) / 1e6:.1f} MB), checked against "
              f"the query built here ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
-    report.add("proof", ok, words if ok else f"the stored proof was rejected: {message}")
+    _proof_verdict(report, ok, words, f"the stored proof was rejected: {message}")
+
+
+def _proof_verdict(report: Report, ok: bool, words: str, rejected: str) -> None:
+    """A checked proof is evidence that needs no solver's word: the UNSAT answer counts as checked."""
+    report.add("proof", ok, words if ok else rejected)
     if ok:
         report.unchecked_unsat = False
         report.evidence.append(words)
