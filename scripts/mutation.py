@@ -177,6 +177,9 @@ def main(argv=None) -> int:
             return 1
         rows = score_rows(targets, results)
         source = "work tree" if args.worktree else args.ref
+        if not args.worktree:  # the commit measured, for the record (a branch or HEAD moves on)
+            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref], capture_output=True, text=True)
+            source += f" ({commit.stdout.strip()})"
         print(f"mutmut on {source}, tests: {' '.join(tests)}")
         print(f"{'target':44} {'mutants':>7} {'killed':>6} {'no test':>7} {'score':>6}")
         for label, total, killed, no_tests, _ in rows:
