@@ -33,7 +33,7 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.run import Rules, recorded_instance, same_json
+from smtpuzzles.run import Rules, recorded_claim_terms, recorded_instance, same_json
 from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 
@@ -198,8 +198,7 @@ def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progr
             continue
         done.add(key)
         label = f"step {step['index']}"
-        recorded_query_texts(enc, step["claim"], f"{where} line {step['index'] + 1}")  # shape-checked first
-        query = proofs.dimacs(enc.formula, claim_terms(enc.objective, step["claim"]))
+        query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}"))
         tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
               "at": time.monotonic()})
         started = time.perf_counter()
@@ -474,13 +473,8 @@ def _check_drift(report: Report, folder, enc, digest, document: str) -> None:
 
 
 def recorded_query_texts(enc, claim: dict, where: str) -> list[str]:
-    """Today's assumptions for a claim read from a folder (shape-checked by the reader; its values
-    may still be out of range, which the encoder's lookups reject)."""
-    try:
-        return [smt2(t) for t in claim_terms(enc.objective, claim)]
-    except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
-        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})",
-                          where) from None
+    """Today's assumptions for a claim read from a folder, as SMT-LIB2 terms."""
+    return [smt2(t) for t in recorded_claim_terms(enc, claim, where)]
 
 
 # -------------------------------------------------------------------------------------------- resolve
@@ -499,8 +493,8 @@ def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, 
         for step in folder.steps:
             key = canonical_json(step["claim"])
             if step["result"] == "unsat" and key not in queries:
-                recorded_query_texts(enc, step["claim"], f"{where} line {step['index'] + 1}")
-                queries[key] = (f"step {step['index']}", enc.formula.query(claim_terms(enc.objective, step["claim"])))
+                terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
+                queries[key] = (f"step {step['index']}", enc.formula.query(terms))
     if not queries:
         report.add("resolve", True, "nothing to re-solve: the run claims no optimum, infeasibility or uniqueness")
         return

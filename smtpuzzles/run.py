@@ -13,8 +13,8 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
-from smtpuzzles.ledger import Ledger, canonical_json, sha256_text
-from smtpuzzles.objective import claim_terms
+from smtpuzzles.ledger import FINISHED, Ledger, canonical_json, sha256_text
+from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles import puzzles
 from smtpuzzles.runfolder import open_run
 
@@ -111,6 +111,25 @@ class Settings:
                 "limit": self.limit, "time_limit": self.time_limit}
 
 
+def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
+    """The recorded run's encoding as today's encoder builds it, refused (LedgerError) when it no
+    longer writes the recorded base formula: the run's steps speak of that formula only."""
+    enc = module.encode(instance, run["encoding"]["name"])
+    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
+        raise LedgerError(f"today's encoder writes a different base formula (encoding drift); {otherwise}", where)
+    return enc
+
+
+def recorded_claim_terms(enc, claim: dict, where: str) -> list:
+    """Today's assumptions for a claim read from a folder (shape-checked by the reader; its values
+    may still be out of range, which the encoder's lookups reject: a malformed ledger, LedgerError)."""
+    try:
+        return claim_terms(enc.objective, claim)
+    except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
+        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})",
+                          where) from None
+
+
 def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
     engine = requested or module.DEFAULT_ENGINE
     if engine not in encoding.engines:
@@ -153,13 +172,11 @@ def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_s
     except LedgerError as exc:
         raise LedgerError(f"{exc.message}; refusing to resume a tampered or malformed ledger", exc.where) from None
     run = folder.run
-    if run["status"] in ("optimal", "solved", "infeasible"):
+    if run["status"] in FINISHED:
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
     module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
     check_replayable(folder, Rules(module, instance))
-    enc = module.encode(instance, run["encoding"]["name"])
-    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
-        raise LedgerError("today's encoder writes a different base formula (encoding drift); start a new run", str(run_dir))
+    enc = todays_encoding(module, instance, run, str(run_dir), "start a new run")
     # Read once, from the checked record; the time limit belongs to this session, not to the claim:
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
@@ -250,22 +267,15 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     folder = open_run(run_dir)
     run = folder.run
     where = str(run_dir / "run.json")
-    if run["status"] not in ("optimal", "solved", "infeasible") or "certificate" not in run:
+    if run["status"] not in FINISHED or "certificate" not in run:
         raise InputError(f"nothing to certify: a {run['status']} run without a closing UNSAT claim", str(run_dir))
     module, instance = recorded_instance(run, where)
-    enc = module.encode(instance, run["encoding"]["name"])
-    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
-        raise LedgerError("today's encoder writes a different base formula (encoding drift); cannot certify", where)
+    enc = todays_encoding(module, instance, run, where, "cannot certify")
     if enc.formula.cnf is None:
         raise InputError(f"encoding {enc.name} is arithmetic: it has no clausal proof (audit --resolve re-solves it)",
                          str(run_dir))
     claim = run["certificate"]["claim"]
-    try:
-        terms = claim_terms(enc.objective, claim)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise LedgerError(f"the certificate's claim cannot be built for this instance ({exc.__class__.__name__})",
-                          where) from None
-    query = proofs.dimacs(enc.formula, terms)
+    query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, claim, where))
     made = proofs.certify_query(query, timeout=timeout, progress=progress)
     record = {
         "format": "lrat", "file": PROOF, "sha256": hashlib.sha256(made.lrat).hexdigest(),
