@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +70,18 @@ def one_error_line(err: str) -> str:
     assert len(lines) == 1, f"expected one error line, got: {err!r}"
     assert "Traceback" not in err
     return lines[0]
+
+
+@contextlib.contextmanager
+def fails_instead_of_hanging(seconds: int):
+    """Raise TimeoutError if the body blocks longer than `seconds` (a FIFO opened without
+    O_NONBLOCK would hang a test forever instead of failing it)."""
+    def stuck(*_):
+        raise TimeoutError("blocked")
+    old = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

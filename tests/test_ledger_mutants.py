@@ -13,7 +13,6 @@ import errno
 import gzip
 import json
 import os
-import signal
 import stat
 import struct
 import subprocess
@@ -23,6 +22,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+
+from conftest import fails_instead_of_hanging
 
 from smtpuzzles import ledger as ledger_module
 from smtpuzzles.errors import LedgerError
@@ -61,13 +62,8 @@ def umask_022():
 @pytest.fixture
 def no_hang():
     """Fail, never hang, if an open blocks (a FIFO opened without O_NONBLOCK would)."""
-    def stuck(*_):
-        raise TimeoutError("blocked")
-    old = signal.signal(signal.SIGALRM, stuck)
-    signal.alarm(5)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+    with fails_instead_of_hanging(5):
+        yield
 
 
 def open_fds() -> int:

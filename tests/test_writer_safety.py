@@ -12,13 +12,12 @@ import gzip
 import hashlib
 import json
 import os
-import signal
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import SEED_CASES, one_error_line
+from conftest import SEED_CASES, one_error_line, fails_instead_of_hanging
 from smtpuzzles import locking
 from smtpuzzles.engines.z3engine import Z3Engine
 from smtpuzzles.errors import LedgerError
@@ -36,13 +35,8 @@ PRECIOUS = b"precious\n"
 @pytest.fixture
 def no_hang():
     """Fail, never hang, if an open blocks (a FIFO opened without O_NONBLOCK would)."""
-    def stuck(*_):
-        raise TimeoutError("blocked")
-    old = signal.signal(signal.SIGALRM, stuck)
-    signal.alarm(10)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+    with fails_instead_of_hanging(10):
+        yield
 
 
 def victim(tmp_path: Path) -> Path:
