@@ -144,6 +144,7 @@ def test_unsat_claimed_for_a_satisfiable_formula_is_rejected(php):
     (b"{m} 0 {m} 0\n", "is not a clause present here"),
     (b"{m} d 99999 0\n", "deletes clause 99999, which does not exist"),
     (b"{m} d 1\n", "a deletion must list ids ending with one 0"),
+    (b"{m} 1 0 " + b"1 " * (3 << 20) + b"0\n", "longer than 4,194,304 bytes"),
 ])
 def test_garbage_is_rejected_in_one_line(php, line, fragment):
     query = php[0]
