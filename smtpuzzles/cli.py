@@ -143,9 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                          help="seconds allowed for the proof-logging solver (default: none)")
 
-    show = sub.add_parser("show", help="render a recorded run")
-    show.add_argument("run_dir")
-    show.add_argument("--svg", metavar="FILE")
+    show = sub.add_parser("show", help="render a recorded run, or where a running one stands",
+                          description="Render a run folder. A run still going (or stopped part-way) shows "
+                                      "where it stands: the position being decided, the proved prefix, the "
+                                      "best value so far, checks per minute, the slowest checks and a rough "
+                                      "estimate of what remains. Reads without taking the writer's lock.")
+    show.add_argument("run_dir", metavar="RUN_DIR")
+    show.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file")
+    show.add_argument("--follow", action="store_true",
+                      help="read the folder again every few seconds until the run is sealed (Ctrl-C stops)")
 
     export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
     export.add_argument("--out", default="encodings", metavar="DIR", help="folder to write the .smt2 files into")
@@ -417,19 +423,27 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
 
 
 class ProgressView:
-    """The live display: current check, the best value so far as the puzzle shows it (with the
-    proved leading positions of a lexicographic objective), elapsed time."""
+    """The live display: the current check, then where the run stands as `show` tells it (position
+    and proved prefix, checks per minute, slowest checks, a rough estimate), then the best value so
+    far as the puzzle shows it, the proved leading positions of a lexicographic objective bright."""
 
-    def __init__(self, puzzle):
+    def __init__(self, puzzle, clock=time.perf_counter):
         self.puzzle = puzzle
-        self.started = time.perf_counter()
+        self.clock = clock
+        self.started = clock()
+        self.last_step = self.started  # when the last step came: the current check began then
         self.words = "building the formula"
         self.checks = 0
         self.best = None
         self.proved = 0
+        self.steps: list[dict] = []
+        self._summary = None  # the progress of `steps`, made again only when a step comes
 
     def step(self, step: dict) -> None:
         self.checks += 1
+        self.steps.append(step)
+        self._summary = None
+        self.last_step = self.clock()
         claim = step["claim"]
         self.words = f"{step['words']}: {step['result']}"
         if claim["op"] == "exceed" and step["result"] == "unsat":
@@ -438,13 +452,29 @@ class ProgressView:
     def solution(self, solution, value) -> None:
         self.best = value
 
+    def lines(self) -> list[str]:
+        """Where the run stands, in lines that fit 80 columns (empty before the first check)."""
+        from smtpuzzles.live import summarise, view_lines
+
+        if not self.steps:
+            return []
+        if self._summary is None:
+            try:
+                self._summary = summarise(self.steps)
+            except InputError as exc:  # a resumed folder's odd value: the display says so, the run goes on
+                return [one_line(str(exc))[:80]]
+        return view_lines(self._summary, self.clock() - self.last_step)
+
     def __rich__(self):
-        elapsed = time.perf_counter() - self.started
-        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {self.checks} checks  ", style="bold cyan")
+        elapsed = self.clock() - self.started
+        # One line, cut at the terminal's edge: the words of a 12x12 claim run to 200 characters.
+        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {self.checks} steps  ", style="bold cyan",
+                    no_wrap=True, overflow="ellipsis")
         head.append(self.words, style="")
+        shown = [head, *(Text(line) for line in self.lines())]
         if self.best is not None:
-            return Group(head, self.puzzle.progress(self.best, self.proved))
-        return head
+            shown.append(self.puzzle.progress(self.best, self.proved))
+        return Group(*shown)
 
 
 def cmd_audit(args) -> int:
@@ -475,38 +505,90 @@ def cmd_certify(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from smtpuzzles.run import Rules
-    from smtpuzzles.run import recorded_instance
-    from smtpuzzles.runfolder import open_run
+    console = Console(record=bool(args.svg))
+    if args.follow:
+        follow_show(Path(args.run_dir), console)
+    else:
+        print_all(console, show_pictures(Path(args.run_dir))[2])
+    if args.svg:
+        console.save_svg(args.svg, title=f"smtpuzzles {Path(args.run_dir).name}")
+    return 0
 
-    folder = open_run(Path(args.run_dir))  # checked like the audit reads it: schema, caps, chain
+
+def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, list]:
+    """(the run record, its progress, what `show` prints): a run still going or stopped part-way gets its
+    progress (where, best so far, checks per minute, slowest checks, estimate), a finished one its
+    result and one progress line. `compact` (a live display): the panel and the best value only."""
+    from smtpuzzles.live import UNFINISHED, duration, fields as progress_fields, read_live, summary_line
+    from smtpuzzles.run import Rules, recorded_instance
+
+    live = read_live(run_dir)  # checked like the audit reads it (schema, caps, chain), with no lock taken
+    folder, progress = live.folder, live.progress
     run, steps = folder.run, folder.steps
     module, instance = recorded_instance(run, str(folder.path / "run.json"))
-    console = Console(record=bool(args.svg))
     counts: dict[str, int] = {}
     for s in steps:
         counts[s["result"]] = counts.get(s["result"], 0) + 1
-    seconds = sum(s.get("seconds", 0) for s in steps)
-    fields = [("status", status_text(run["status"])), ("value", run.get("value")),
-              ("encoding", f"{run['encoding']['name']} v{run['encoding']['version']}"),
-              ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
-              ("steps", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"),
-              ("solver time", f"{seconds:.1f}s"), ("started", run.get("started")), ("ended", run.get("ended") or "—")]
-    console.print(summary_panel(f"{run['puzzle']} run {folder.path.name}", fields, run["status"]))
-    if folder.solution is not None:
+    status = status_text(run["status"])
+    if run["status"] == "running" and live.last_write is not None:
+        status.append(f" (last step written {duration(live.last_write)} ago)", style="")
+    about = [("encoding", f"{run['encoding']['name']} v{run['encoding']['version']}"),
+             ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
+             ("steps", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"),
+             ("started", run.get("started")), ("ended", run.get("ended") or "—")]
+    unfinished = run["status"] in UNFINISHED
+    if unfinished:
+        show_value = module.value_json if progress.objective in ("lex", "max") else None
+        shown_fields = [("status", status), *progress_fields(progress, show_value)]
+        if not show_value:
+            shown_fields.insert(1, ("value", run.get("value")))
+        fields = shown_fields + ([] if compact else about)
+    else:
+        seconds = sum(s.get("seconds", 0) for s in steps)
+        fields = [("status", status), ("value", run.get("value")), *about[:3], ("solver time", f"{seconds:.1f}s"),
+                  *about[3:]]
+    shown = [summary_panel(f"{run['puzzle']} run {folder.path.name}", fields, run["status"])]
+    if not unfinished:
+        shown.append(Text(summary_line(progress)))
+    proved = progress.proved if run.get("objective") == "lex" else None
+    if compact:
+        if progress.best is not None and progress.objective in ("lex", "max"):
+            shown.append(module.progress(progress.best, proved))
+    elif folder.solution is not None:
         # Only a solution that passes the referee is drawn: a folder is anyone's data.
         problems, _ = Rules(module, instance).judge(folder.solution, str(folder.path / "solution.json"))
         if problems:
-            console.print(Text(f"solution.json breaks the rules: {problems[0]}", style="bold red"))
+            shown.append(Text(f"solution.json breaks the rules: {problems[0]}", style="bold red"))
         else:
-            proved = None
-            if run.get("objective") == "lex":
-                proved = max([s["claim"]["pos"] + 1 for s in steps
-                              if s["claim"]["op"] == "exceed" and s["result"] == "unsat"], default=0)
-            console.print(module.render(instance, folder.solution, proved))
-    if args.svg:
-        console.save_svg(args.svg, title=f"smtpuzzles {run['puzzle']}")
-    return 0
+            shown.append(module.render(instance, folder.solution, proved))
+    return run, progress, shown
+
+
+def follow_show(run_dir: Path, console: Console) -> None:
+    """`show --follow`: the picture read again every few seconds until the run is sealed (a run
+    whose writer was killed stays `running`: Ctrl-C stops watching it), then the whole picture. On
+    a terminal the picture is redrawn in place; elsewhere a line is printed each time it changes."""
+    from smtpuzzles import live as progress
+
+    run, now, shown = show_pictures(run_dir, compact=True)
+    if console.is_terminal:
+        with Live(Group(*shown), console=console, auto_refresh=False, transient=True) as view:
+            while run["status"] == "running":
+                progress.pause(progress.FOLLOW_SECONDS)
+                run, now, shown = show_pictures(run_dir, compact=True)
+                view.update(Group(*shown), refresh=True)
+    else:
+        said = None
+        while True:
+            line = progress.summary_line(now)
+            if line != said:
+                console.print(Text(line), soft_wrap=True)
+                said = line
+            if run["status"] != "running":
+                break
+            progress.pause(progress.FOLLOW_SECONDS)
+            run, now, shown = show_pictures(run_dir, compact=True)
+    print_all(console, show_pictures(run_dir)[2])
 
 
 def cmd_export(args) -> int:
