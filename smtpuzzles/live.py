@@ -250,13 +250,14 @@ def view_lines(p: Progress, this_check: float | None = None) -> list[str]:
 
 
 def summary_line(p: Progress) -> str:
-    """The progress in one line (under 80 columns for the runs this tool makes)."""
+    """The progress in one line (under 80 columns for the runs this tool makes); the rate is per
+    minute of solver time, as everywhere here."""
     where = where_text(p)
     if p.objective == "lex" and p.length is not None:
         where = (f"position {p.position} of {p.length}, {p.proved} proved" if p.position is not None
                  else f"all {p.length} positions proved")
     slowest = f"; slowest {duration(p.slowest[0][1])}" if p.slowest else ""
-    return f"progress: {where}; {p.checks} checks, {per_minute(p.rate_overall)}/solver-min{slowest}"
+    return f"progress: {where}; {p.checks} checks, {per_minute(p.rate_overall)}/min{slowest}"
 
 
 # ------------------------------------------------------------------------------------ a run folder

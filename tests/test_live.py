@@ -1,0 +1,293 @@
+"""The live picture of a long job: a run's progress summed up from its steps, shown by `show` on a
+folder that is still being written (or was stopped part-way), and by solve's live view."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from conftest import one_error_line
+from ledger_forge import forge_chain, read_ledger
+from smtpuzzles import live
+from smtpuzzles.errors import LedgerError
+
+ROOT = Path(__file__).resolve().parent.parent
+# The published 12x12 (3x4) run, interrupted: the README and issue 15 state 46 of 144 positions proved.
+RUN_12x12 = ROOT / "results" / "kingtour-2b3b523e65-20261201-030336"
+
+
+def step(index, op, result, seconds, value=None, by="solver", **claim):
+    s = {"index": index, "claim": {"op": op, **claim}, "result": result, "by": by, "seconds": seconds}
+    if value is not None:
+        s["value"] = value
+    return s
+
+
+# A lexicographic run over 4 positions, stopped while deciding the last one.
+LEX_STEPS = [
+    step(0, "first", "sat", 2.0, [1, 2, 3, 4]),
+    step(1, "exceed", "sat", 4.0, [3, 1, 2, 4], prefix=[], pos=0, than=1),
+    step(2, "exceed", "unsat", 1.0, prefix=[], pos=0, than=3),  # position 1 proved
+    step(3, "exceed", "unsat", 0.0, by="bound", prefix=[3], pos=1, than=1),  # position 2, no solver
+    step(4, "exceed", "sat", 6.0, [3, 1, 4, 2], prefix=[3, 1], pos=2, than=2),
+    step(5, "exceed", "unsat", 3.0, prefix=[3, 1], pos=2, than=4),  # position 3 proved
+    step(6, "exceed", "interrupted", 60.0, prefix=[3, 1, 4], pos=3, than=2),
+]
+
+
+def test_lex_summary_counted_by_hand():
+    p = live.summarise(LEX_STEPS, "lex")
+    assert (p.steps, p.checks) == (7, 6)  # step 3 was settled by a bound
+    assert p.solver_seconds == pytest.approx(2 + 4 + 1 + 6 + 3 + 60)
+    assert (p.best, p.best_step, p.length) == ([3, 1, 4, 2], 4, 4)
+    assert (p.proved, p.position, p.closed) == (3, 4, False)
+    assert p.current_seconds == pytest.approx(60)  # all of it on position 4
+    # Seconds per closed position: 4 + 1 on the first, 0 on the second, 6 + 3 on the third.
+    assert p.per_position == pytest.approx((5 + 0 + 9) / 3) and p.positions_averaged == 3
+    assert p.remaining == pytest.approx(1 * 14 / 3)
+    assert p.slowest == [(6, 60.0), (4, 6.0), (1, 4.0)]
+    assert p.rate_overall == pytest.approx(6 / 76 * 60)
+    # Ten minutes reach back over every check: the recent rate is the overall one.
+    assert (p.recent_checks, p.rate_recent) == (6, pytest.approx(6 / 76 * 60))
+    # A one-minute window is passed by the last check alone (60 s), but a rate takes at least five
+    # checks: 60 + 3 + 6 + 1 + 4 = 74 s for those five.
+    short = live.summarise(LEX_STEPS, "lex", window_minutes=1)
+    assert (short.recent_checks, short.rate_recent) == (5, pytest.approx(5 / 74 * 60))
+    assert live.where_text(p) == "position 4 of 4 (3 proved, 1m 00s on it)"
+    assert live.estimate_text(p) == "rough: ~4.67s solver time = 1 left x 4.67s (mean of last 3)"
+
+
+def test_lex_objective_is_read_off_the_claims_and_a_refuted_closing_claim_ends_it():
+    closing = step(7, "lex_greater", "unsat", 0.5, best=[3, 1, 4, 2])
+    last = step(6, "exceed", "unsat", 2.0, prefix=[3, 1, 4], pos=3, than=2)
+    p = live.summarise(LEX_STEPS[:6] + [last, closing])
+    assert (p.objective, p.proved, p.position, p.closed, p.remaining) == ("lex", 4, None, True, 0.0)
+    assert live.where_text(p) == "all 4 positions proved, the closing check refuted"
+    before = live.summarise(LEX_STEPS[:6] + [last])
+    assert live.where_text(before) == "all 4 positions proved; the closing check is next"
+
+
+def test_max_summary_gives_the_bound_range():
+    steps = [step(0, "first", "sat", 1.0, 3), step(1, "at_least", "unsat", 3.0, k=9),
+             step(2, "at_least", "sat", 2.0, 5, k=4)]
+    p = live.summarise(steps, "max")
+    assert (p.lower, p.upper, p.closed, p.best_step) == (5, 8, False, 2)
+    assert live.where_text(p) == "the optimum lies in 5..8"
+    # Three bounds left (6, 7, 8) at the recent 6 s / 3 checks each.
+    assert p.remaining == pytest.approx(3 * 2.0)
+    done = live.summarise(steps + [step(3, "at_least", "unsat", 1.0, k=6)], "max")
+    assert (done.upper, done.closed, live.where_text(done)) == (5, True, "the optimum is 5")
+    unbounded = live.summarise(steps[:1], "max")
+    assert live.where_text(unbounded) == "the optimum lies in 3..not yet bounded"
+    assert unbounded.remaining is None
+
+
+def test_count_summary_counts_solutions():
+    found = [{"grid": 1}, {"grid": 2}]
+    steps = [step(0, "first", "sat", 1.0, 0), step(1, "block", "sat", 1.0, 0, solutions=found[:1]),
+             step(2, "block", "unsat", 1.0, solutions=found)]
+    assert live.where_text(live.summarise(steps[:2])) == "2 solutions found"
+    assert live.where_text(live.summarise(steps)) == "2 solutions found, no more"
+
+
+@pytest.mark.parametrize("bad,message", [
+    ({"value": "9999"}, "line 2: a sat step's value is not a vector of integers"),
+    ({"value": [3, 1, 2]}, "line 2: a sat step's vector has 3 positions, the first had 4"),
+    ({"value": [3, 1, True, 4]}, "line 2: a sat step's value is not a vector of integers"),
+    ({"claim": {"op": "exceed", "prefix": [], "pos": 4, "than": 1}}, "line 2: the claim's position 4 is outside"),
+])
+def test_a_value_of_the_wrong_shape_is_refused_naming_its_line(bad, message):
+    steps = [dict(s) for s in LEX_STEPS]
+    steps[1].update(bad)
+    with pytest.raises(LedgerError) as caught:
+        live.summarise(steps, "lex", where="run/steps.jsonl")
+    assert message in str(caught.value) and str(caught.value).startswith("run/steps.jsonl line 2")
+
+
+def test_durations_read_at_a_glance():
+    assert [live.duration(s) for s in (0.04, 12.34, 245, 7620, 3 * 86400 + 4 * 3600)] == \
+        ["0.04s", "12.3s", "4m 05s", "2h 07m", "3d 04h"]
+
+
+# ----------------------------------------------------------------------------- a real short run
+def solve_6x6(cli) -> Path:
+    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "sat")
+    assert result["status"] == "optimal"
+    return Path(result["run_dir"])
+
+
+def unseal(run_dir: Path, keep: int, torn: bytes = b"") -> None:
+    """Make a finished run look as it did after `keep` steps while it ran: run.json as Ledger.create
+    writes it, steps.jsonl cut there, and `torn` (half a line) after it."""
+    run = json.loads((run_dir / "run.json").read_text())
+    for key in ("certificate", "extra", "proof"):
+        run.pop(key, None)
+    run.update(status="running", ended=None, value=None, steps=0, last_step_sha256=run["instance_sha256"])
+    (run_dir / "run.json").write_text(json.dumps(run))
+    lines = (run_dir / "steps.jsonl").read_bytes().splitlines(keepends=True)
+    (run_dir / "steps.jsonl").write_bytes(b"".join(lines[:keep]) + torn)
+
+
+def hand_count(lines: list[dict]) -> tuple[int, list[int], int]:
+    """(positions proved, best vector, solver checks): the driver fixes positions in order, each by
+    one UNSAT `exceed` answer, and every SAT answer beats the one before it."""
+    proved = sum(1 for s in lines if s["claim"]["op"] == "exceed" and s["result"] == "unsat")
+    best = [s for s in lines if s["result"] == "sat"][-1]["value"]
+    return proved, best, sum(1 for s in lines if s["by"] == "solver")
+
+
+def test_show_reads_a_run_while_its_writer_holds_the_lock(cli, capsys, tmp_path):
+    """`show` called from inside a real run, after its 20th step is on disk: the writer holds the
+    folder's lock and run.json is not sealed; show reads it without the lock, and the run goes on
+    to its optimum undisturbed."""
+    from smtpuzzles import puzzles
+    from smtpuzzles import run as runner
+    from smtpuzzles.cli import main
+    from smtpuzzles.locking import FolderBusy, FolderLock
+
+    module = puzzles.get("kingtour")
+    instance = module.load(None, "-", {"size": 6, "box": "2x3"})
+    out_dir, seen, shown = tmp_path / "runs", [], {}
+
+    def on_step(s):
+        seen.append(s)
+        if len(seen) != 20:
+            return
+        run_dir = next(out_dir.iterdir())
+        with pytest.raises(FolderBusy):
+            FolderLock(run_dir).acquire()  # the writer has it
+        assert json.loads((run_dir / "run.json").read_text())["status"] == "running"
+        capsys.readouterr()
+        shown["code"] = main(["show", str(run_dir)])
+        shown["out"], shown["err"] = capsys.readouterr()
+        shown["counted"] = hand_count(list(seen))
+
+    outcome, ledger = runner.solve(module, instance, "", out_dir=out_dir, engine="sat", on_step=on_step)
+    assert outcome.status == "optimal"
+    assert shown["code"] == 0, shown["err"]
+    proved, best, checks = shown["counted"]
+    out = shown["out"]
+    assert f"position {proved + 1} of 36 ({proved} proved" in out
+    assert module.value_json(best) in out.replace(" ", "").replace("│", "")
+    assert f"{checks} by the solver" in out and "last step written" in out and "running" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_show_on_an_unsealed_run_with_a_half_written_last_line(cli):
+    run_dir = solve_6x6(cli)
+    _, full = read_ledger(run_dir)
+    unseal(run_dir, 30, torn=b'{"assumptions":[],"by":"sol')
+    progress = live.read_live(run_dir).progress
+    assert progress.steps == 30  # the half line is left out
+    proved, best, checks = hand_count(full[:30])
+    assert (progress.proved, progress.best, progress.checks) == (proved, best, checks)
+    code, out, err = cli("show", run_dir)
+    assert code == 0, err
+    assert f"position {proved + 1} of 36 ({proved} proved" in out and "estimate" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
+    """`show --follow RUN_DIR` (not on a terminal): a progress line while the run goes, then, once
+    the writer seals it, the whole picture."""
+    run_dir = solve_6x6(cli)
+    sealed_run, sealed_steps = ((run_dir / name).read_bytes() for name in ("run.json", "steps.jsonl"))
+    unseal(run_dir, 30)
+    _, partial = read_ledger(run_dir)
+    pauses = []
+
+    def writer_finishes(seconds):
+        pauses.append(seconds)
+        (run_dir / "steps.jsonl").write_bytes(sealed_steps)
+        (run_dir / "run.json").write_bytes(sealed_run)
+
+    monkeypatch.setattr(live, "pause", writer_finishes)
+    code, out, err = cli("show", "--follow", run_dir)
+    assert code == 0, err
+    assert pauses == [live.FOLLOW_SECONDS]  # read twice: running, then sealed
+    proved, _, _ = hand_count(partial)
+    lines = out.splitlines()
+    assert lines[0].startswith(f"progress: position {proved + 1} of 36, {proved} proved;")
+    assert "optimal" in out and "progress: all 36 positions proved;" in out
+    assert max(len(line) for line in lines) <= 80
+
+
+def test_show_on_a_finished_run_adds_one_progress_line(cli):
+    run_dir = solve_6x6(cli)
+    _, steps = read_ledger(run_dir)
+    checks = sum(1 for s in steps if s["by"] == "solver")
+    code, out, err = cli("show", run_dir)
+    assert code == 0, err
+    assert "optimal" in out and f"progress: all 36 positions proved; {checks} checks," in out
+
+
+def test_show_on_the_published_interrupted_12x12_run(cli):
+    """`smtpuzzles show RUN_DIR` on the published 12x12 ledger: where it stopped, in 80 columns."""
+    code, out, err = cli("show", RUN_12x12)
+    assert code == 0, err
+    assert "position 47 of 144 (46 proved" in out and "interrupted" in out
+    assert "rough: ~" in out and "slowest" in out and "checks/min" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+# ----------------------------------------------------------------------------------- bad folders
+def test_a_forged_value_in_a_running_folder_is_one_line_exit_2(cli):
+    run_dir = solve_6x6(cli)
+    run, steps = read_ledger(run_dir)
+    steps = steps[:12]
+    sat = next(s for s in steps[1:] if s["result"] == "sat")
+    sat["value"] = "not a vector"
+    run.update(status="running", ended=None, value=None)
+    for key in ("certificate", "extra"):
+        run.pop(key, None)
+    forge_chain(run_dir, run, steps)
+    code, out, err = cli("show", run_dir)
+    assert code == 2 and out == ""
+    line = one_error_line(err)
+    assert f"steps.jsonl line {sat['index'] + 1}: a sat step's value is not a vector of integers" in line
+
+
+def test_a_cut_line_in_a_sealed_run_is_one_line_exit_2(cli):
+    run_dir = solve_6x6(cli)
+    with (run_dir / "steps.jsonl").open("ab") as handle:
+        handle.write(b'{"index":')
+    code, _, err = cli("show", run_dir)
+    assert code == 2 and "steps.jsonl" in one_error_line(err) and "seals" in err
+
+
+def test_a_symlinked_steps_file_is_one_line_exit_2(cli, tmp_path):
+    run_dir = solve_6x6(cli)
+    unseal(run_dir, 10)
+    target = tmp_path / "elsewhere.jsonl"
+    (run_dir / "steps.jsonl").rename(target)
+    (run_dir / "steps.jsonl").symlink_to(target)
+    for args in (["show", run_dir], ["show", "--follow", run_dir]):
+        code, _, err = cli(*args)
+        assert code == 2 and "steps.jsonl: is a symbolic link" in one_error_line(err)
+
+
+# ---------------------------------------------------------------------------- solve's live view
+def test_the_solve_view_shows_the_same_fields_within_80_columns():
+    from smtpuzzles import puzzles
+    from smtpuzzles.cli import ProgressView
+
+    clock = [0.0]
+    view = ProgressView(puzzles.get("kingtour"), clock=lambda: clock[0])
+    for line in (RUN_12x12 / "steps.jsonl").read_text().splitlines():
+        s = json.loads(line)
+        clock[0] += s.get("seconds", 0)
+        view.step(s)
+        if s["result"] == "sat":
+            view.solution(s["solution"], s["value"])
+    clock[0] += 42  # the check after the last step has been running 42 s
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    console.print(view)
+    out = console.file.getvalue()
+    assert "position 47 of 144 (46 proved" in out and "this check 42.0s" in out
+    assert "checks/min" in out and "slowest" in out and "estimate rough: ~" in out
+    assert "number (144 digits, 46 proved)" in out
+    assert all(len(line) <= 80 for line in view.lines()) and len(view.lines()) == 4
