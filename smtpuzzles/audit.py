@@ -36,6 +36,7 @@ from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.run import Rules, recorded_claim_terms, recorded_instance, same_json
 from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
+from smtpuzzles.symmetry import check as check_symmetry
 
 INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
 # Exit statuses of `smtpuzzles audit` beyond 0 (clean), 1 (a claim fails) and 2 (unreadable folder).
@@ -123,6 +124,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     if digest[0] != run["base"]["sha256"] and (digest[0] != "larger" or run["base"]["sha256"] == enc.formula.sha256):
         raise LedgerError("base formula does not match its recorded sha-256", str(folder.path / BASE))
 
+    _check_lemma(report, folder, enc)
     models, witnesses = _check_models(report, folder, rules)
     claim, query = _check_claims(report, folder, rules, enc, mode, models, witnesses)
     _check_drift(report, folder, enc, digest, document)
@@ -448,6 +450,25 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
     report.unchecked_unsat = True  # until --resolve re-solves it
     report.evidence.append(f"{words}: recorded UNSAT step {step['index']} and the certificate file")
     return claim, query
+
+
+# -------------------------------------------------------------------------------------------- lemma
+def _check_lemma(report: Report, folder, enc) -> None:
+    """A symmetry-breaking clause in today's encoding is only as good as its lemma, checked here by
+    machine (smtpuzzles.symmetry) whatever the folder says; the folder's words must name it too."""
+    recorded = folder.run["encoding"].get("lemma")
+    if enc.lemma is None:
+        if recorded is not None:
+            report.add("symmetry", False, f"the run records a symmetry lemma, encoding {enc.name} has none today")
+        return
+    problems, text = check_symmetry(enc.formula, enc.objective, enc.lemma)
+    if recorded != enc.lemma.summary:
+        problems.append("the run does not record the symmetry breaking today's encoder adds")
+    if problems:
+        report.add("symmetry", False, f"symmetry breaking ({enc.lemma.summary}) not justified: {problems[0]}")
+        return
+    report.add("symmetry", True, f"{enc.lemma.summary}: {text}")
+    report.evidence.append(f"a checked symmetry lemma: {enc.lemma.summary}")
 
 
 # ---------------------------------------------------------------------------------------------- drift

@@ -84,6 +84,9 @@ class CNF:
         self.names: list[str] = [""]
         self.index: dict[str, int] = {}
         self.clauses: list[list[int]] = []
+        # Each at-most-one written as a sequential counter: (its literals in order, first clause,
+        # end): the symmetry lemma (smtpuzzles/symmetry.py) regenerates and compares each block.
+        self.amo_blocks: list[tuple[tuple[int, ...], int, int]] = []
 
     def var(self, name: str) -> int:
         found = self.index.get(name)
@@ -110,13 +113,9 @@ class CNF:
                 for j in range(i + 1, n):
                     self.clauses.append([-lits[i], -lits[j]])
             return
-        prev = lits[0]
-        for i in range(1, n):
-            s = self.fresh("s")
-            self.clauses.append([-prev, s])
-            self.clauses.append([-lits[i], s])
-            self.clauses.append([-prev, -lits[i]])
-            prev = s
+        start = len(self.clauses)
+        self.clauses.extend(sequential_amo(lits, [self.fresh("s") for _ in range(n - 1)]))
+        self.amo_blocks.append((tuple(lits), start, len(self.clauses)))
 
     def exactly_one(self, lits: Sequence[int]) -> None:
         self.at_least_one(lits)
@@ -204,6 +203,18 @@ class CNF:
                 yield f"(assert (or {' '.join([text[l] for l in clause])}))"
             else:
                 yield f"(assert {text[clause[0]]})" if clause else "(assert false)"
+
+
+def sequential_amo(lits: Sequence[int], aux: Sequence[int]) -> list[list[int]]:
+    """At most one of `lits`, with `aux[i-1]` meaning "one of the first i holds": three clauses per
+    literal after the first. Whatever the order of `lits`, the clauses allow exactly the assignments
+    of `lits` with at most one true literal (each extendable to `aux` in one way)."""
+    clauses = []
+    prev = lits[0]
+    for x, s in zip(lits[1:], aux):
+        clauses += [[-prev, s], [-x, s], [-prev, -x]]
+        prev = s
+    return clauses
 
 
 # ------------------------------------------------------------------------------------------- formula

@@ -78,6 +78,9 @@ class Encoding:
     # assumptions. It only steers the search: a SAT answer is still the solver's model of the formula
     # and the claim (decoded and refereed as any other), and an UNSAT answer never rests on it.
     guess: Callable[[], list[Term]] | None = None
+    # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
+    # the run and in every audit, or the encoding is not used.
+    lemma: Any = None
 
 
 def claim_terms(objective: Objective, claim: dict) -> list[Term]:

@@ -17,6 +17,7 @@ from smtpuzzles.ledger import FINISHED, Ledger, canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles import puzzles
 from smtpuzzles.runfolder import open_run
+from smtpuzzles.symmetry import require as require_lemma
 
 
 def instance_sha(canonical: dict) -> str:
@@ -115,8 +116,10 @@ def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
     """The recorded run's encoding as today's encoder builds it, refused (LedgerError) when it no
     longer writes the recorded base formula: the run's steps speak of that formula only."""
     enc = module.encode(instance, run["encoding"]["name"])
-    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"]:
+    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"] \
+            or run["encoding"].get("lemma") != (enc.lemma.summary if enc.lemma else None):
         raise LedgerError(f"today's encoder writes a different base formula (encoding drift); {otherwise}", where)
+    require_lemma(enc)
     return enc
 
 
@@ -148,6 +151,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     if mode not in module.MODES:
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
+    require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, dict(params or {}))
     settings = Settings(engine_name, params, mode, limit, time_limit)
@@ -156,7 +160,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
         "puzzle": module.NAME,
         "instance": canonical,
         "instance_sha256": instance_sha(canonical),
-        "encoding": {"name": enc.name, "version": enc.version},
+        "encoding": {"name": enc.name, "version": enc.version, **({"lemma": enc.lemma.summary} if enc.lemma else {})},
         "objective": enc.objective.kind,
         **settings.record(),
     }

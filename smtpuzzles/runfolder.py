@@ -264,8 +264,9 @@ def check_run(run, where: str) -> dict:
     _require(run["status"] in STATUSES, f"unknown status {run['status'][:40]!r}", where)
     _require(run["steps"] >= 0, "steps is negative", where)
     enc = run["encoding"]
-    _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and set(enc) == {"name", "version"},
-             "encoding must be {name: string, version: integer}", where)
+    _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and {"name", "version"} <= set(enc)
+             and set(enc) <= {"name", "version", "lemma"} and isinstance(enc.get("lemma", ""), str),
+             "encoding must be {name: string, version: integer, lemma: string (optional)}", where)
     engine = run["engine"]
     _require(isinstance(engine.get("name"), str) and isinstance(engine.get("params", {}), dict)
              and isinstance(engine.get("version", ""), str) and set(engine) <= {"name", "params", "version"},

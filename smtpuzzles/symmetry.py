@@ -1,0 +1,183 @@
+"""Symmetry breaking as a lemma checked by machine, never as a hidden assumption.
+
+An encoding may add one symmetry-breaking clause C (the last clause of its CNF) to its base B only
+together with a `Lemma`: permutations of named variables, C, and a clause A of B. `check` verifies,
+trusting nothing the puzzle says, in the run before any check and again in every audit:
+
+1. each generator p is a bijection of B's named variables that maps B onto itself: every plain
+   clause to a plain clause of B, and every at-most-one block (a sequential counter, regenerated here
+   and compared clause for clause, its auxiliary variables used nowhere else) to a block over the
+   image set. A counter allows exactly "at most one of its literals" whatever their order, so B's
+   solutions, read on the named variables, are mapped onto B's solutions;
+2. p fixes every variable the objective's terms can mention, so each claim the driver asks (a
+   prefix, a digit bound, "beats the best") is mapped to itself and values are kept;
+3. every literal l of A is moved into C by some element g of the group the generators generate.
+
+The argument: a model M of B and a claim makes some l of A true; g with g(l) in C turns M into
+M o g^-1, again a model of B and the claim (1, 2), in which C holds. So B & C & claim UNSAT implies
+B & claim UNSAT: refuting "better" under C refutes it without, and a model found under C is a model
+of B. The closing certificate, `audit --resolve` and the clausal proof all speak of B & C; this
+module's check is what carries them over to B.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from smtpuzzles.formula import Term, sequential_amo
+
+GROUP_LIMIT = 64  # far more than a square's 8 symmetries; a larger closure is refused, not searched
+
+
+@dataclass(frozen=True)
+class Lemma:
+    generators: tuple[Mapping[str, str], ...]  # name -> name; names not listed are fixed
+    breaking: tuple[str, ...]  # C as positive literals by name: the last clause of the CNF
+    covered: tuple[str, ...]  # A: a clause of the base, positive literals, one of which every model makes true
+    summary: str  # C in the puzzle's words, e.g. "the tour starts in one of 15 of the 81 cells"
+
+
+def is_auxiliary(name: str) -> bool:
+    return name.startswith("_")  # CNF.fresh names: counters, Tseitin literals
+
+
+def objective_names(objective) -> set[str] | str:
+    """Every variable a lexicographic objective's terms can mention, or why none can be listed."""
+    if getattr(objective, "kind", None) != "lex":
+        return "symmetry breaking is checked for lexicographic objectives only"
+    names: set[str] = set()
+
+    def walk(term: Term) -> str | None:
+        if term[0] == "lit":
+            names.add(term[1])
+            return None
+        if term[0] == "raw":
+            return "the objective has arithmetic terms, which no permutation of Booleans can be checked against"
+        for sub in term[1]:
+            problem = walk(sub)
+            if problem:
+                return problem
+        return None
+
+    for i in range(objective.length):
+        for d in objective.domain:
+            problem = walk(objective.greater(i, d)) or walk(objective.equal(i, d))
+            if problem:
+                return problem
+    return names
+
+
+def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
+    """(problems, what was verified in words). No problems means the lemma holds for this formula."""
+    cnf = formula.cnf
+    if cnf is None:
+        return ["the formula has no clausal view to check a symmetry against"], ""
+    index, names = cnf.index, cnf.names
+    if any(n not in index or is_auxiliary(n) for n in lemma.breaking + lemma.covered):
+        return ["the breaking or covered clause names a variable the formula lacks"], ""
+    breaking = sorted(index[n] for n in lemma.breaking)
+    if not cnf.clauses or sorted(cnf.clauses[-1]) != breaking:
+        return ["the breaking clause is not the formula's last clause"], ""
+    base = cnf.clauses[:-1]
+
+    # The base split into at-most-one blocks (each regenerated) and plain clauses (no auxiliaries).
+    problems: list[str] = []
+    in_block = bytearray(len(base))
+    owner: dict[int, int] = {}
+    blocks: set[frozenset[int]] = set()
+    for number, (lits, start, end) in enumerate(cnf.amo_blocks):
+        aux = [base[start + 3 * i][1] for i in range(len(lits) - 1)] if end <= len(base) and end > start else []
+        if not aux or end - start != 3 * len(aux) or base[start:end] != sequential_amo(lits, aux) \
+                or any(v <= 0 or not is_auxiliary(names[v]) or v in owner for v in aux):
+            return [f"at-most-one block {number} is not a sequential counter with its own auxiliaries"], ""
+        owner.update((v, number) for v in aux)
+        in_block[start:end] = b"\1" * (end - start)
+        blocks.add(frozenset(lits))
+    plain: set[frozenset[int]] = set()
+    for i, clause in enumerate(base):
+        if not in_block[i]:
+            if any(is_auxiliary(names[abs(x)]) for x in clause):
+                return [f"base clause {i + 1} uses an auxiliary variable outside any checked block"], ""
+            plain.add(frozenset(clause))
+    if frozenset(index[n] for n in lemma.covered) not in plain:
+        problems.append("the covered clause is not a clause of the base")
+
+    fixed = objective_names(objective)
+    if isinstance(fixed, str):
+        return [fixed], ""
+    for number, generator in enumerate(lemma.generators, 1):
+        problem = _generator_problem(generator, index, names, plain, blocks, fixed)
+        if problem:
+            problems.append(f"generator {number}: {problem}")
+    if problems:
+        return problems, ""
+
+    group = _closure(lemma.generators)
+    if group is None:
+        return [f"the generators generate more than {GROUP_LIMIT} permutations"], ""
+    target = set(lemma.breaking)
+    stranded = [n for n in lemma.covered if not any(g.get(n, n) in target for g in group)]
+    if stranded:
+        return [f"no symmetry moves {stranded[0]} into the breaking clause ({len(stranded)} such)"], ""
+    return [], (f"{len(lemma.generators)} generators (a group of {len(group)}) each map the base's "
+                f"{len(plain):,} plain clauses and {len(blocks):,} at-most-one blocks onto themselves and fix its "
+                f"{len(fixed):,} objective variables; every case of the covered clause is moved into the "
+                f"breaking one, so UNSAT with it is UNSAT without")
+
+
+def _generator_problem(generator: Mapping[str, str], index, names, plain, blocks, fixed) -> str | None:
+    moved = set(generator)
+    if set(generator.values()) != moved:
+        return "not a permutation (its image is not its domain)"
+    if any(n not in index or is_auxiliary(n) for n in moved):
+        return "moves a variable the formula lacks or an auxiliary one"
+    touched = moved & fixed
+    if any(generator[n] != n for n in touched):
+        return f"moves objective variable {sorted(n for n in touched if generator[n] != n)[0]}"
+    image = list(range(len(names)))
+    for name, target in generator.items():
+        image[index[name]] = index[target]
+
+    def mapped(lits) -> frozenset[int]:
+        return frozenset(image[x] if x > 0 else -image[-x] for x in lits)
+
+    for clause in plain:
+        if mapped(clause) not in plain:
+            shown = " ".join(("" if x > 0 else "-") + names[abs(x)] for x in sorted(clause, key=abs))
+            return f"maps base clause ({shown[:80]}) outside the base"
+    for block in blocks:
+        if mapped(block) not in blocks:
+            return "maps an at-most-one block onto no block of the base"
+    return None
+
+
+def _closure(generators: Sequence[Mapping[str, str]]) -> list[dict[str, str]] | None:
+    """Every product of the generators (with the identity), as name maps; None past GROUP_LIMIT."""
+    domain = sorted(set().union(*(set(g) for g in generators))) if generators else []
+    identity = tuple(domain)
+    seen = {identity}
+    frontier = [identity]
+    position = {n: i for i, n in enumerate(domain)}
+    while frontier:
+        nxt = []
+        for element in frontier:
+            for g in generators:
+                product = tuple(g.get(element[position[n]], element[position[n]]) for n in domain)
+                if product not in seen:
+                    if len(seen) >= GROUP_LIMIT:
+                        return None
+                    seen.add(product)
+                    nxt.append(product)
+        frontier = nxt
+    return [dict(zip(domain, element)) for element in seen]
+
+
+def require(encoding) -> None:
+    """Refuse an encoding whose symmetry lemma does not hold (a bug in the encoder): its breaking
+    clause would make UNSAT answers unsound. Encodings without a lemma pass."""
+    if encoding.lemma is None:
+        return
+    problems, _ = check(encoding.formula, encoding.objective, encoding.lemma)
+    if problems:
+        raise RuntimeError(f"encoding {encoding.name}: its symmetry lemma fails: {problems[0]}")

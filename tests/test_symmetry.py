@@ -1,0 +1,156 @@
+"""Symmetry breaking as an audited lemma: the check accepts the board's real symmetries, refuses
+anything else (a clue moved, an objective variable moved, a case left out, a tampered clause), and a
+run under the breaking clause gives the brute-force optimum; the audit re-checks the lemma."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from brute_kingtour import best_reading, sudokus
+from smtpuzzles import run as runner
+from smtpuzzles import symmetry
+from smtpuzzles.puzzles import kingtour
+from smtpuzzles.symmetry import Lemma
+
+
+def board_with(size: int, box: str, clues: dict) -> kingtour.Board:
+    rows = [["."] * size for _ in range(size)]
+    for (r, c), d in clues.items():
+        rows[r][c] = str(d)
+    return kingtour.parse(size, box, "\n".join("".join(row) for row in rows))
+
+
+def brute(board: kingtour.Board) -> str:
+    best: list[int] = []
+    for grid in sudokus(board.size, board.box_rows, board.box_cols):
+        if all(not board.clues[r][c] or board.clues[r][c] == grid[r][c] for r, c in board.cells):
+            best = best_reading(grid, best)
+    return "".join(map(str, best))
+
+
+def lemma_of(board):
+    enc = kingtour.encode(board, "onehot-sym")
+    return enc, enc.lemma
+
+
+@pytest.mark.parametrize("size,box,group,starts", [(4, "2x2", 8, 3), (6, "2x3", 4, 9), (6, "3x2", 4, 9)])
+def test_the_square_s_symmetries_that_keep_the_boxes_pass_the_check(size, box, group, starts):
+    # Counted by hand: a square's 8 symmetries all keep 2x2 boxes; of 2x3 boxes only the identity,
+    # the two mirrors and the half turn; orbits of the first cell: 3 on 4x4, 9 on 6x6.
+    enc, lemma = lemma_of(kingtour.parse(size, box, None))
+    problems, text = symmetry.check(enc.formula, enc.objective, lemma)
+    assert problems == []
+    assert f"a group of {group})" in text
+    assert len(lemma.breaking) == starts
+
+
+def test_a_clue_on_the_diagonal_keeps_only_the_symmetries_that_fix_it():
+    enc, lemma = lemma_of(board_with(4, "2x2", {(0, 0): 1}))
+    # Fixing corner (0,0): the identity and the reflection in the main diagonal.
+    assert lemma.summary.endswith("by 2 symmetries of the board")
+    assert symmetry.check(enc.formula, enc.objective, lemma)[0] == []
+
+
+def every_square_map(board) -> list[dict]:
+    n = board.size - 1
+    shapes = [lambda r, c: (r, n - c), lambda r, c: (n - r, c), lambda r, c: (n - r, n - c), lambda r, c: (c, r),
+              lambda r, c: (n - c, n - r), lambda r, c: (c, n - r), lambda r, c: (n - c, r)]
+    return [{(r, c): f(r, c) for r, c in board.cells} for f in shapes]
+
+
+def test_a_symmetry_that_moves_a_clue_is_refused_by_the_check_the_run_and_the_audit(monkeypatch, tmp_path):
+    board = board_with(4, "2x2", {(0, 1): 1})
+    monkeypatch.setattr(kingtour, "board_symmetries", every_square_map)  # an encoder that forgets the clue
+    enc = kingtour.encode(board, "onehot-sym")
+    problems, _ = symmetry.check(enc.formula, enc.objective, enc.lemma)
+    assert problems and "outside the base" in problems[0]
+    with pytest.raises(RuntimeError, match="symmetry lemma fails"):
+        runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot-sym")
+    assert list(tmp_path.iterdir()) == []  # refused before a ledger was made
+
+    # A run made by a tool that skipped the check: the audit finds the lemma false and fails.
+    monkeypatch.setattr(runner, "require_lemma", lambda enc: None)
+    outcome, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot-sym")
+    from smtpuzzles.audit import audit
+
+    report = audit(ledger.dir)
+    assert report.exit_code == 1
+    assert any(f.section == "symmetry" and f.ok is False and "not justified" in f.text for f in report.findings)
+
+
+def tampered(enc, lemma, **change) -> list[str]:
+    return symmetry.check(enc.formula, enc.objective, Lemma(**{**lemma.__dict__, **change}))[0]
+
+
+def test_each_broken_part_of_a_lemma_is_named():
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    one = dict(lemma.generators[0])
+    assert "not a permutation" in tampered(enc, lemma, generators=({**one, "d0_0_1": "d0_0_1"},))[0]
+    moves_digit = {**one, "s0_1": "s0_2", "s0_2": "s0_1"}
+    assert "moves objective variable s0_1" in tampered(enc, lemma, generators=(moves_digit,))[0]
+    aux = next(name for name in enc.formula.cnf.names if name.startswith("_"))
+    assert "auxiliary" in tampered(enc, lemma, generators=({aux: "v0_0_0", "v0_0_0": aux},))[0]
+    # Starting corner only: no symmetry of the square moves an edge cell to a corner.
+    problems = tampered(enc, lemma, breaking=("v0_0_0",))
+    assert problems and "breaking clause is not the formula's last clause" in problems[0]
+    enc.formula.cnf.clauses[-1] = [enc.formula.cnf.index["v0_0_0"]]
+    assert "no symmetry moves v0_0_1 into the breaking clause" in tampered(enc, lemma, breaking=("v0_0_0",))[0]
+    assert "not a clause of the base" in tampered(enc, lemma, breaking=("v0_0_0",), covered=("v0_0_0", "v0_0_1"))[0]
+
+
+def test_a_tampered_counter_block_or_a_stray_auxiliary_is_refused():
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    cnf = enc.formula.cnf
+    lits, start, end = next(b for b in cnf.amo_blocks if len(b[0]) > 2)
+    cnf.clauses[start + 2] = cnf.clauses[start + 2][:1]  # one clause of a counter weakened
+    assert "not a sequential counter" in symmetry.check(enc.formula, enc.objective, lemma)[0][0]
+
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    cnf = enc.formula.cnf
+    aux = cnf.clauses[cnf.amo_blocks[0][1]][1]
+    cnf.clauses.insert(0, [aux])
+    cnf.amo_blocks[:] = [(l, s + 1, e + 1) for l, s, e in cnf.amo_blocks]
+    assert "auxiliary variable outside" in symmetry.check(enc.formula, enc.objective, lemma)[0][0]
+
+
+def test_the_group_closure_is_bounded():
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    cycle = [f"v0_{r}_{c}" for r in range(4) for c in range(4)]
+    long_cycle = {a: b for a, b in zip(cycle, cycle[1:] + cycle[:1])}  # order 16
+    other = {cycle[0]: cycle[1], cycle[1]: cycle[0]}  # with a transposition: all 16! permutations
+    assert symmetry._closure([long_cycle, other]) is None
+    assert len(symmetry._closure([long_cycle])) == 16
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_runs_under_the_breaking_clause_give_the_brute_force_optimum(tmp_path, seed):
+    rng = random.Random(seed)
+    pick = rng.randrange(288)  # 4x4 Sudokus with 2x2 boxes: 288
+    grid = next(g for i, g in enumerate(sudokus(4, 2, 2)) if i == pick)
+    cells = rng.sample([(r, c) for r in range(4) for c in range(4)], rng.choice([0, 1, 2]))
+    board = board_with(4, "2x2", {x: grid[x[0]][x[1]] for x in cells})
+    outcome, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot-sym")
+    assert outcome.status == "optimal"
+    assert kingtour.value_text(outcome.value) == brute(board)
+
+
+def test_transposed_boxes_have_the_same_record(cli):
+    # Transposing maps R x C boxes to C x R boxes and king moves to king moves.
+    wide = cli.solve_json("kingtour", "--size", 8, "--box", "2x4")
+    tall = cli.solve_json("kingtour", "--size", 8, "--box", "4x2")
+    assert wide["status"] == tall["status"] == "optimal"
+    assert wide["value"] == tall["value"]
+
+
+def test_the_audit_checks_the_lemma_and_the_run_records_it(cli):
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2")
+    run = json.loads((Path(result["run_dir"]) / "run.json").read_text())
+    assert run["encoding"]["lemma"] == "the tour starts in one of 3 of the 16 cells, by 8 symmetries of the board"
+    code, out, _ = cli("audit", result["run_dir"], "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert any(f["section"] == "symmetry" and f["ok"] for f in report["findings"])
