@@ -505,11 +505,10 @@ def cmd_certify(args) -> int:
 
 
 def cmd_show(args) -> int:
-    console = Console(record=bool(args.svg))
     if args.follow:
-        follow_show(Path(args.run_dir), console)
-    else:
-        print_all(console, show_pictures(Path(args.run_dir))[2])
+        follow_show(Path(args.run_dir), Console())
+    console = Console(record=bool(args.svg))  # the SVG holds the final picture, not the frames before it
+    print_all(console, show_pictures(Path(args.run_dir))[2])
     if args.svg:
         console.save_svg(args.svg, title=f"smtpuzzles {Path(args.run_dir).name}")
     return 0
@@ -530,7 +529,10 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
     for s in steps:
         counts[s["result"]] = counts.get(s["result"], 0) + 1
     status = status_text(run["status"])
-    if run["status"] == "running" and live.last_write is not None:
+    if run["status"] == "running" and not steps:
+        status.append(" (no step written yet)", style="")
+    elif run["status"] == "running" and live.last_write is not None:
+        # A killed writer leaves a run `running` too: how long ago the last step came tells them apart.
         status.append(f" (last step written {duration(live.last_write)} ago)", style="")
     about = [("encoding", f"{run['encoding']['name']} v{run['encoding']['version']}"),
              ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
@@ -565,9 +567,10 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
 
 
 def follow_show(run_dir: Path, console: Console) -> None:
-    """`show --follow`: the picture read again every few seconds until the run is sealed (a run
-    whose writer was killed stays `running`: Ctrl-C stops watching it), then the whole picture. On
-    a terminal the picture is redrawn in place; elsewhere a line is printed each time it changes."""
+    """`show --follow` until the run is sealed: the picture read again every few seconds (a run
+    whose writer was killed stays `running`: Ctrl-C stops watching it). On a terminal it is redrawn
+    in place; elsewhere a line is printed each time it changes. The caller prints the whole
+    picture after."""
     from smtpuzzles import live as progress
 
     run, now, shown = show_pictures(run_dir, compact=True)
@@ -579,16 +582,13 @@ def follow_show(run_dir: Path, console: Console) -> None:
                 view.update(Group(*shown), refresh=True)
     else:
         said = None
-        while True:
+        while run["status"] == "running":
             line = progress.summary_line(now)
             if line != said:
                 console.print(Text(line), soft_wrap=True)
                 said = line
-            if run["status"] != "running":
-                break
             progress.pause(progress.FOLLOW_SECONDS)
             run, now, shown = show_pictures(run_dir, compact=True)
-    print_all(console, show_pictures(run_dir)[2])
 
 
 def cmd_export(args) -> int:

@@ -206,14 +206,26 @@ def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
         (run_dir / "run.json").write_bytes(sealed_run)
 
     monkeypatch.setattr(live, "pause", writer_finishes)
-    code, out, err = cli("show", "--follow", run_dir)
+    svg = run_dir.parent / "final.svg"
+    code, out, err = cli("show", "--follow", run_dir, "--svg", svg)
     assert code == 0, err
+    saved = svg.read_text()  # the final picture only, not the frames before it
+    assert "optimal" in saved and "running" not in saved
     assert pauses == [live.FOLLOW_SECONDS]  # read twice: running, then sealed
     proved, _, _ = hand_count(partial)
     lines = out.splitlines()
     assert lines[0].startswith(f"progress: position {proved + 1} of 36, {proved} proved;")
     assert "optimal" in out and "progress: all 36 positions proved;" in out
     assert max(len(line) for line in lines) <= 80
+
+
+def test_show_on_a_running_run_before_its_first_step(cli):
+    run_dir = solve_6x6(cli)
+    unseal(run_dir, 0)
+    code, out, err = cli("show", run_dir)
+    assert code == 0, err
+    assert "running (no step written yet)" in out and "before the first answer" in out
+    assert "0 by the solver" in out and "none: nothing" in out
 
 
 def test_show_on_a_finished_run_adds_one_progress_line(cli):
