@@ -240,7 +240,7 @@ def fields(p: Progress, show_value: Callable[[Any], Any] | None = None) -> list[
 
 def view_lines(p: Progress, this_check: float | None = None) -> list[str]:
     """The picture in a few short lines, for a live display (each under 80 columns for the runs
-    this tool makes: the 12x12 King's tour included)."""
+    this tool makes: a vector of 144 positions included)."""
     where = where_text(p) + ("" if this_check is None else f"; this check {duration(this_check)}")
     lines = [where, f"checks/min {rate_text(p)}; {p.checks} checks"]
     if p.slowest:
