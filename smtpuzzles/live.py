@@ -26,6 +26,9 @@ RECENT_POSITIONS = 5  # closed positions the time per position is averaged over
 SLOWEST = 3
 UNFINISHED = ("running", "interrupted", "unknown")
 # Which objective a claim belongs to, for the live view (it sees steps, not the run record).
+# Steps that ran no solver: a position settled by a bound, a check closed because every one of its
+# cubes was refuted (smtpuzzles.cubes; the cubes are steps of their own).
+NOT_SOLVER = ("bound", "cubes")
 OBJECTIVE_OF_CLAIM = {"exceed": "lex", "lex_greater": "lex", "at_least": "max", "block": "satisfy"}
 
 
@@ -33,7 +36,7 @@ OBJECTIVE_OF_CLAIM = {"exceed": "lex", "lex_greater": "lex", "at_least": "max", 
 class Progress:
     objective: str  # lex, max or satisfy ("" while only the first check is known)
     steps: int  # steps recorded
-    checks: int  # of them, solver checks (a step settled by a bound ran no solver)
+    checks: int  # of them, solver checks (see NOT_SOLVER)
     solver_seconds: float
     best: Any = None  # the best value any SAT step holds (a vector for lex, an integer for max)
     best_step: int | None = None
@@ -69,7 +72,7 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
     if objective is None:
         objective = next((OBJECTIVE_OF_CLAIM[s["claim"]["op"]] for s in steps
                           if s["claim"]["op"] in OBJECTIVE_OF_CLAIM), "")
-    solver = [s for s in steps if s.get("by") != "bound"]
+    solver = [s for s in steps if s.get("by") not in NOT_SOLVER]
     seconds = [float(s.get("seconds", 0)) for s in solver]
     out = Progress(objective, len(steps), len(solver), sum(seconds))
     out.slowest = sorted(((s["index"], float(s.get("seconds", 0))) for s in solver),
@@ -122,9 +125,9 @@ def _lex(out: Progress, steps: list[dict], where: str) -> None:
             if out.length is None or not 0 <= pos < out.length:
                 raise _bad(s, where, f"the claim's position {pos} is outside the vector")
             per_position[pos] = per_position.get(pos, 0.0) + float(s.get("seconds", 0))
-            if s["result"] == "unsat":
+            if s["result"] == "unsat" and "cube" not in claim:  # one refuted cube proves no position
                 out.proved = max(out.proved, pos + 1)
-        elif claim["op"] == "lex_greater" and s["result"] == "unsat":
+        elif claim["op"] == "lex_greater" and s["result"] == "unsat" and "cube" not in claim:
             out.closed = True
     if out.length is None:
         return
@@ -154,7 +157,7 @@ def _max(out: Progress, steps: list[dict], where: str) -> None:
                 raise _bad(s, where, "a sat step's value is not an integer")
             if out.best is None or value > out.best:
                 out.best, out.best_step = value, s["index"]
-        if s["claim"]["op"] == "at_least" and s["result"] == "unsat":
+        if s["claim"]["op"] == "at_least" and s["result"] == "unsat" and "cube" not in s["claim"]:
             refuted.append(s["claim"]["k"])
     out.lower = out.best
     if refuted:

@@ -71,6 +71,22 @@ def test_lex_objective_is_read_off_the_claims_and_a_refuted_closing_claim_ends_i
     assert live.where_text(before) == "all 4 positions proved; the closing check is next"
 
 
+def test_a_refuted_cube_proves_no_position_until_the_whole_split_does():
+    """A check split into cubes (smtpuzzles.cubes): each cube is a solver step of its own; the
+    position is proved by the step `by: cubes` that follows the last refuted cube."""
+    split = dict(prefix=[3, 1, 4], pos=3, than=2)
+    steps = LEX_STEPS[:6] + [
+        step(6, "exceed", "unknown", 5.0, **split),  # undecided: split
+        step(7, "exceed", "unsat", 2.0, cube=["t_1_1"], **split),
+        step(8, "exceed", "unsat", 3.0, cube=["t_1_2"], **split),
+    ]
+    p = live.summarise(steps, "lex")
+    assert (p.proved, p.position, p.checks) == (3, 4, 8)  # 5 solver checks before, 3 on position 4
+    assert p.current_seconds == pytest.approx(10)
+    done = live.summarise(steps + [step(9, "exceed", "unsat", 0.0, by="cubes", **split)], "lex")
+    assert (done.proved, done.position, done.checks) == (4, None, 8)
+
+
 def test_max_summary_gives_the_bound_range():
     steps = [step(0, "first", "sat", 1.0, 3), step(1, "at_least", "unsat", 3.0, k=9),
              step(2, "at_least", "sat", 2.0, 5, k=4)]
