@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
+import tempfile
 from collections import deque
 from pathlib import Path
 
 import pytest
+from hypothesis import settings, given, strategies as st
 
 from conftest import SEED_CASES, one_error_line
+from ledger_forge import forge_chain, read_ledger, write_gz_text
+from smtpuzzles import run as runner
 from smtpuzzles.audit import audit
 from smtpuzzles.puzzles import rogue
 
@@ -34,8 +39,9 @@ def bfs_gold(text: str, merge_letters: bool = False) -> int:
             if ch.isalpha() or ch in "*&":
                 monsters[(r, c)] = ch if merge_letters else (r, c)
 
-    def watchers(p):
-        return {m for (mr, mc), m in monsters.items() if max(abs(mr - p[0]), abs(mc - p[1])) == 1}
+    def watchers(p):  # the monsters on the eight cells around p
+        return {monsters[q] for q in ((p[0] + dr, p[1] + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+                if q in monsters}
 
     start = next((r, c) for r in range(h) for c in range(width) if rows[r][c] == "@")
     seen, queue = {start}, deque([start])
@@ -78,15 +84,75 @@ def test_seed_maps(cli, name):
     assert rogue.value(dungeon, result["solution"]) == EXPECTED[name] == bfs_gold((EXAMPLES / name).read_text())
 
 
-def test_agrees_with_bfs_on_random_maps(cli):
+@pytest.mark.parametrize("encoding", rogue.ENCODINGS)
+def test_agrees_with_bfs_on_random_maps(cli, encoding):
     for seed in range(25):
         size = 4 + seed % 9
         text = random_map(size, size + seed % 4, seed, monsters=0.08, gold=0.15)
         path = cli.tmp_path / f"m{seed}.txt"
         path.write_text(text)
-        result = cli.solve_json("rogue", path)
+        result = cli.solve_json("rogue", path, "--encoding", encoding)
         assert result["status"] == "optimal"
         assert result["value"] == bfs_gold(text), text
+
+
+def test_regions_is_the_default_and_flow_still_solves_and_audits(cli):
+    """Old runs name the flow encoding: it still solves the seed maps, and its run audits clean
+    with the UNSAT step re-solved by z3 and cvc5."""
+    assert rogue.ENCODINGS[0] == "regions"
+    for name in ("04.txt", "08.txt", "11.txt"):
+        result = cli.solve_json("rogue", EXAMPLES / name, "--encoding", "flow")
+        assert result["status"] == "optimal" and result["value"] == EXPECTED[name]
+        assert set(result["solution"]) == {"path", "closed"}  # the cell lists its runs always had
+    report = audit(Path(result["run_dir"]), resolve="certificate")
+    assert report.ok and report.verdict == "clean"
+    assert [f.ok for f in report.findings if f.section in ("drift", "resolve", "certificate")] == [True] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 14), st.integers(1, 14), st.integers(0, 10**6), st.floats(0, 0.5), st.floats(0, 0.3))
+def test_regions_agrees_with_bfs_on_generated_maps(height, width, seed, walls, monsters):
+    text = random_map(height, width, seed, walls=walls, monsters=monsters, gold=0.2)
+    dungeon = rogue.load(text, "map", {})
+    with tempfile.TemporaryDirectory() as tmp:
+        outcome, _ = runner.solve(rogue, dungeon, text, out_dir=Path(tmp), encoding="regions")
+    assert outcome.status == "optimal" and outcome.value == bfs_gold(text), text
+    assert rogue.referee(dungeon, outcome.solution) == [] and rogue.certify(dungeon, outcome.solution)[0]
+
+
+def test_300_by_300_agrees_with_bfs(tmp_path):
+    rogue_map = random_map(300, 300, 1)
+    dungeon = rogue.load(rogue_map, "map", {})
+    outcome, _ = runner.solve(rogue, dungeon, rogue_map, out_dir=tmp_path)
+    assert outcome.status == "optimal" and outcome.value == bfs_gold(rogue_map) > 1000
+    assert rogue.certify(dungeon, outcome.solution)[0]
+
+
+def forge_base(run_dir: Path, edit) -> None:
+    """Rewrite the base formula and the certificate's query with `edit`, with every hash renewed
+    and the chain resealed, as a careful forger would."""
+    run, steps = read_ledger(run_dir)
+    for key, name in (("base", "base.smt2.gz"), ("certificate", "certificate.smt2.gz")):
+        text = edit(gzip.decompress((run_dir / name).read_bytes()).decode())
+        run[key]["sha256"] = write_gz_text(run_dir / name, text)
+    forge_chain(run_dir, run, steps)
+
+
+def test_a_contraction_that_frees_a_region_is_refused(cli):
+    """Seed map 8: two gold sit in regions of their own. A formula that no longer says they are
+    out of reach would let a model take them; the audit rebuilds the contraction from the map and
+    refuses the forged formula and query."""
+    result = cli.solve_json("rogue", EXAMPLES / "08.txt")
+    run_dir = Path(result["run_dir"])
+    base = gzip.decompress((run_dir / "base.smt2.gz").read_bytes()).decode()
+    assert "(assert (not R0_5))" in base and "(assert (not R5_5))" in base
+    assert audit(run_dir, resolve="certificate").ok
+    forge_base(run_dir, lambda text: text.replace("(assert (not R0_5))\n", ""))
+    report = audit(run_dir)
+    assert not report.ok
+    failed = [(f.section, f.text) for f in report.findings if f.ok is False]
+    assert ("drift", "encoding drift: today's encoder writes a different base formula") in failed
+    assert any(section == "claims" and "certificate.smt2.gz" in text for section, text in failed), failed
 
 
 def test_two_same_letter_monsters_are_two_monsters(cli):
@@ -97,20 +163,74 @@ def test_two_same_letter_monsters_are_two_monsters(cli):
     assert result["value"] == 1 == bfs_gold(text)
 
 
-def test_walk_and_closed_set_are_checked(cli):
+@pytest.mark.parametrize("encoding", rogue.ENCODINGS)
+def test_walk_and_closed_set_are_checked(cli, encoding):
     text = (EXAMPLES / "08.txt").read_text()
-    result = cli.solve_json("rogue", "-", stdin=text)
+    result = cli.solve_json("rogue", "-", "--encoding", encoding, stdin=text)
     dungeon = rogue.load(text, "map", {})
     solution = result["solution"]
     assert rogue.certify(dungeon, solution)[0]
-    broken = dict(solution, closed=[p for p in solution["closed"] if p != solution["path"][1]])
-    assert not rogue.certify(dungeon, broken)[0]
-    assert rogue.referee(dungeon, broken)  # a set with a hole is not closed
-    jump = dict(solution, path=[solution["path"][0], [5, 5]])
+    # The walk's first step, (1, 0) in seed map 8 (a wall right of @): a hole in the closed set there.
+    if encoding == "flow":
+        assert solution["path"][1] == [1, 0]
+        broken = dict(solution, closed=[p for p in solution["closed"] if p != [1, 0]])
+    else:
+        assert solution["moves"][0] == "2" and solution["closed_rows"][1][0] == "1"
+        broken = dict(solution, closed_rows=[solution["closed_rows"][0], "0" + solution["closed_rows"][1][1:]]
+                      + solution["closed_rows"][2:])
+    assert rogue.certify(dungeon, broken) == (False, "the closed set is not closed: [0, 0] steps to [1, 0] outside it")
+    assert rogue.referee(dungeon, broken) == ["the closed set is not closed: [0, 0] steps to [1, 0] outside it"]
+    jump = {"path": [[0, 0], [5, 5]]}
     assert rogue.referee(dungeon, jump) == ["step 1 from [0, 0] to [5, 5] is not a king move"]
     report = audit(Path(result["run_dir"]), resolve="certificate")
     assert report.ok
     assert any(f.section == "certificate" and f.ok for f in report.findings)
+
+
+# Seed map 8 (0-based): @ at (0, 0), a wall at (0, 1), gold at (1, 0), (3, 2) and (4, 4).
+COMPACT_BROKEN = [
+    ("both walks", {"path": [[0, 0]], "moves": ""}, "the solution has both a path and moves (one walk, in either form)"),
+    ("moves not a string", {"moves": [2]}, "the moves are not a string of numpad keys"),
+    ("a 5 among the moves", {"moves": "235"}, "move 3 is '5', not a numpad key (1-4, 6-9)"),
+    ("onto the wall", {"moves": "6"}, "step 1 enters [0, 1], which is not an empty or gold cell"),
+    ("off the map", {"moves": "8"}, "step 1 enters [-1, 0], which is not an empty or gold cell"),
+    ("next to e twice", {"moves": "23"}, "step 2 from [1, 0] to [2, 1] stays next to the monster at [2, 0] for two turns"),
+    ("both sets", {"moves": "", "closed": [[0, 0]], "closed_rows": ["1"]},
+     "the solution has both closed and closed_rows (one closed set, in either form)"),
+    ("rows not a list", {"moves": "", "closed_rows": "1"}, "closed_rows is not a list of 6 rows"),
+    ("a short row", {"moves": "", "closed_rows": ["10000"] + ["000000"] * 5}, "closed_rows row 0 is not 6 characters 0 or 1"),
+    ("an x in a row", {"moves": "", "closed_rows": ["100000", "x00000"] + ["000000"] * 4},
+     "closed_rows row 1 is not 6 characters 0 or 1"),
+    ("without @", {"moves": "", "closed_rows": ["000000"] * 6}, "the closed set does not hold @"),
+    ("with the wall", {"moves": "", "closed_rows": ["110000"] + ["000000"] * 5},
+     "the closed set holds [0, 1], which is not walkable"),
+]
+
+
+@pytest.mark.parametrize("rule,solution,expected", COMPACT_BROKEN, ids=[row[0] for row in COMPACT_BROKEN])
+def test_compact_walks_and_sets_break_the_rules_in_words(rule, solution, expected):
+    dungeon = rogue.load((EXAMPLES / "08.txt").read_text(), "map", {})
+    assert rogue.referee(dungeon, solution) == [expected]
+
+
+def test_compact_and_cell_list_forms_say_the_same():
+    """Seed map 8: the same walk and set in both forms, the value and certificate agree. By hand:
+    besides walls and monsters, (0, 5), (5, 0) and (5, 5) have no allowed step at all, and every
+    step into (3, 0) starts next to e as well; the other 21 cells are reachable."""
+    dungeon = rogue.load((EXAMPLES / "08.txt").read_text(), "map", {})
+    walls_and_monsters = {(0, 1), (0, 3), (0, 4), (1, 4), (1, 5), (2, 0), (4, 0), (4, 1), (4, 5), (5, 1), (5, 4)}
+    reach = {(r, c) for r in range(6) for c in range(6)} - walls_and_monsters - {(0, 5), (5, 0), (5, 5), (3, 0)}
+    rows = ["".join("1" if (r, c) in reach else "0" for c in range(6)) for r in range(6)]
+    # @ (0,0) down to the gold at (1,0), back up, diagonally to (2,2), down to the gold at (3,2),
+    # right and diagonally to the gold at (4,4).
+    path = [[0, 0], [1, 0], [0, 0], [1, 1], [2, 2], [3, 2], [3, 3], [4, 4]]
+    compact = {"moves": "2833263", "closed_rows": rows}
+    listed = {"path": path, "closed": sorted(map(list, reach))}
+    assert rogue.walk_of(dungeon, compact)[0] == [tuple(p) for p in path]
+    assert rogue.referee(dungeon, compact) == rogue.referee(dungeon, listed) == []
+    assert rogue.value(dungeon, compact) == rogue.value(dungeon, listed) == 3 == EXPECTED["08.txt"]
+    assert rogue.certify(dungeon, compact) == rogue.certify(dungeon, listed) == (
+        True, "a set of 21 cells closed under allowed steps holds exactly the 3 gold taken")
 
 
 def test_short_rows_are_padded_with_empty_cells(cli):
