@@ -2,6 +2,13 @@
 side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
 
   python scripts/bench_nonary.py [--count 40] [--brute-limit 60]
+  python scripts/bench_nonary.py --hard 12   # the class of issue 17, below
+
+--hard N: the class where the answer needs a refutation of best + 1 on a map with many doors (issue
+17): the known stall (the mixed set's map 5: 7 rooms, 39 doors, optimum 7), then the first N maps
+of 5..8 rooms and 30..45 doors (seed i: 5 + i % 4 rooms, 30 + 7i % 16 doors) whose quick plan leaves
+somebody inside. Maps where the quick plan gets all nine out are passed over: their answer needs no
+refutation, and the first line says how many were.
 """
 
 from __future__ import annotations
@@ -44,6 +51,21 @@ def brute(doors, limit: float):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+def hard_class(count: int) -> tuple[list, int]:
+    """The known stall first, then `count` maps of the class; and how many were passed over."""
+    cases = [("mixed 5", random_game(5, rooms=7, doors=39))]
+    seed = passed_over = 0
+    while len(cases) <= count:
+        doors = random_game(seed, rooms=5 + seed % 4, doors=30 + (seed * 7) % 16)
+        game = nonary.from_doors(doors)
+        if nonary.value(game, nonary.quick_plan(game)) < len(nonary.PLAYERS):
+            cases.append((f"hard {seed}", doors))
+        else:
+            passed_over += 1
+        seed += 1
+    return cases, passed_over
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40, help="random maps")
@@ -52,12 +74,19 @@ def main() -> int:
     parser.add_argument("--doors", type=int, help="only random maps with this many doors (seeds 1000 + i, 2..8 rooms)")
     parser.add_argument("--engine", help="solver engine for the SMT side (default: the puzzle's)")
     parser.add_argument("--no-guide", action="store_true", help="do not let the quick plan steer the solver")
+    parser.add_argument("--sat-solver", help="python-sat solver for the sat engine (its `solver` parameter)")
+    parser.add_argument("--hard", type=int, metavar="N",
+                        help="the known stall and N maps of 5..8 rooms, 30..45 doors, where somebody stays in")
     args = parser.parse_args()
     cases = []
-    if args.doors is None:
+    if args.hard is not None:
+        cases, passed_over = hard_class(args.hard)
+        print(f"hard class: {len(cases) - 1} maps where the quick plan leaves somebody inside "
+              f"({passed_over} passed over, all nine out by the quick plan)")
+    elif args.doors is None:
         cases = [(f"seed {p.stem}", json.loads(p.read_text()))
                  for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
-    for i in range(args.count):
+    for i in range(args.count if args.hard is None else 0):
         if args.doors is None:
             cases.append((f"random {i}", random_game(i, rooms=2 + i % 7, doors=4 + (i * 7) % 37)))
         else:
@@ -70,7 +99,8 @@ def main() -> int:
             game = nonary.from_doors(doors)
             started, cpu = time.perf_counter(), time.process_time()
             outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit,
-                                      engine=args.engine, params={"guide": not args.no_guide})
+                                      engine=args.engine, params={"guide": not args.no_guide,
+                                                      **({"solver": args.sat_solver} if args.sat_solver else {})})
             smt = time.perf_counter() - started
             totals["smt"] += smt
             totals["smt_cpu"] += time.process_time() - cpu
