@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from smtpuzzles.cubes import coverage_problem, without_cube
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.ledger import canonical_json, sha256_text
@@ -431,6 +432,8 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
         problems.append(f"no recorded UNSAT step refutes '{describe(claim)[:90]}'")
     elif step["assumptions"] != texts:
         problems.append(f"step {step['index']} refuted other assumptions than today's encoder builds for its claim")
+    elif step.get("by") == "cubes":
+        problems += _split_problems(folder, enc, step)
     digest = folder.gz_digest(CERTIFICATE, len(query.encode()) + 1, "closing certificate")
     if digest is None:
         problems.append("the closing certificate (certificate.smt2.gz) is missing")
@@ -471,6 +474,34 @@ def _check_lemma(report: Report, folder, enc) -> None:
     report.evidence.append(f"a checked symmetry lemma: {enc.lemma.summary}")
 
 
+def _split_problems(folder, enc, step: dict) -> list[str]:
+    """A claim refuted by cubes: each listed step an UNSAT answer to the claim under one cube, with
+    today's assumptions, and the cubes covering every case of today's formula."""
+    claim, by_index = step["claim"], {s["index"]: s for s in folder.steps}
+    where = str(folder.path / "steps.jsonl")
+    cubes = []
+    for index in step["cubes"]:
+        cube_step = by_index.get(index)
+        if cube_step is None or cube_step["result"] != "unsat" or "cube" not in cube_step["claim"] \
+                or canonical_json(without_cube(cube_step["claim"])) != canonical_json(claim):
+            return [f"step {step['index']} lists step {index}, which is no UNSAT answer to one of its cubes"]
+        if cube_step["assumptions"] != recorded_query_texts(enc, cube_step["claim"], f"{where} line {index + 1}"):
+            return [f"step {index} refuted other assumptions than today's encoder builds for its cube"]
+        cubes.append(cube_step["claim"]["cube"])
+    problem = coverage_problem(enc.formula.cnf, cubes)
+    return [f"step {step['index']}'s {len(cubes)} cubes: {problem}"] if problem else []
+
+
+def cube_steps(folder, claim: dict) -> list[dict] | None:
+    """The cube steps that refuted `claim`, when a split refuted it (checked by _split_problems)."""
+    key = canonical_json(claim)
+    step = next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
+    if step is None or step.get("by") != "cubes":
+        return None
+    by_index = {s["index"]: s for s in folder.steps}
+    return [by_index[i] for i in step["cubes"] if i in by_index]
+
+
 # ---------------------------------------------------------------------------------------------- drift
 def _check_drift(report: Report, folder, enc, digest, document: str) -> None:
     run = folder.run
@@ -507,13 +538,19 @@ def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, 
     """Re-solve queries built here from today's encoder: the derived refutation (`certificate`), and
     with `all` also every recorded UNSAT step's claim rebuilt the same way."""
     queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
-    if claim is not None:
+    split = cube_steps(folder, claim) if claim is not None else None
+    if split:  # refuted cube by cube: each cube's query, as today's encoder builds it, is re-solved
+        where = str(folder.path / "steps.jsonl")
+        for step in split:
+            terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
+            queries[canonical_json(step["claim"])] = (f"cube {' '.join(step['claim']['cube'])[:30]}", enc.formula.query(terms))
+    elif claim is not None:
         queries[canonical_json(claim)] = ("certificate", query)  # built once, by _check_claims
     if resolve == "all":
         where = str(folder.path / "steps.jsonl")
         for step in folder.steps:
             key = canonical_json(step["claim"])
-            if step["result"] == "unsat" and key not in queries:
+            if step["result"] == "unsat" and step.get("by") != "cubes" and key not in queries:  # cubes: their own steps
                 terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
                 queries[key] = (f"step {step['index']}", enc.formula.query(terms))
     if not queries:

@@ -132,14 +132,17 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
             summary.update(status=run["status"], value=run.get("value"), run_dir=str(run_dir), skipped=True,
                            note="done before", **answer_fields(run))
             return
-        outcome, ledger = runner.resume(run_dir, time_limit=spec["time_limit"])
+        outcome, ledger = runner.resume(run_dir, time_limit=spec["time_limit"], split_after=spec["split_after"],
+                                        cubes=spec["cubes"], scheduler=spec.get("scheduler") if spec["cubes"] else None)
         summary["note"] = "resumed"
     else:
         module = puzzles.get(spec["puzzle"])
         instance = module.load(spec["text"], spec["source"], spec["options"])
         outcome, ledger = runner.solve(module, instance, spec["text"] or "", out_dir=folder, engine=spec["engine"],
                                        encoding=spec["encoding"], time_limit=spec["time_limit"], mode=spec["mode"],
-                                       limit=spec["options"].get("count_limit"), params=spec["params"])
+                                       limit=spec["options"].get("count_limit"), params=spec["params"],
+                                       cubes=spec["cubes"], split_after=spec["split_after"],
+                                       scheduler=spec.get("scheduler") if spec["cubes"] else None)
         if earlier:
             summary["note"] = "job changed: new run"
     summary.update(status=outcome.status, value=ledger.run.get("value"), run_dir=str(ledger.dir),
@@ -156,7 +159,8 @@ def _died(spec: dict, exc: BaseException) -> dict:
 def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console: Console | None = None) -> list[dict]:
     console = console or Console()
     board = ProgressBoard(batch.jobs)
-    specs = [job.spec() for job in batch.jobs]
+    # A job split into cubes sends them to the batch's own cluster (from the worker running it).
+    specs = [{**job.spec(), "scheduler": scheduler} for job in batch.jobs]
     results: dict[str, dict] = {}
     live = Live(board, console=console, refresh_per_second=2, transient=False) if console.is_terminal else None
     if live:
@@ -168,13 +172,16 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
             client = dask_client(scheduler)
             futures = {client.submit(run_job, spec, pure=False, key=f"smtpuzzles-{spec['name']}-{time.time_ns()}"): spec
                        for spec in specs}
-            for future in as_completed(futures):
-                spec = futures[future]
-                try:
-                    results[spec["name"]] = future.result()
-                except Exception as exc:
-                    results[spec["name"]] = _died(spec, exc)
-                board.finish(results[spec["name"]])
+            try:
+                for future in as_completed(futures):
+                    spec = futures[future]
+                    try:
+                        results[spec["name"]] = future.result()
+                    except Exception as exc:
+                        results[spec["name"]] = _died(spec, exc)
+                    board.finish(results[spec["name"]])
+            finally:
+                client.close()  # or it keeps reconnecting, and logging so, after the cluster is gone
         else:
             with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
                 pending = {pool.submit(run_job, spec): spec for spec in specs}

@@ -21,8 +21,8 @@ from rich.text import Text
 from smtpuzzles import __version__, puzzles
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, time_limit_argument,
-                                whole_number_argument)
+from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, split_after_argument,
+                                time_limit_argument, whole_number_argument)
 from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
@@ -103,6 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ignore the encoding's quick heuristic answer where it has one; the solver searches "
                             "unaided")
     solve.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file (its folder must exist)")
+    solve.add_argument("--cubes", type=int, choices=(1, 2), default=0, metavar="DEPTH",
+                       help="split a check the solver does not settle within --split-after seconds into the "
+                            "puzzle's cubes (1 or 2 branching levels), each its own step; the audit checks "
+                            "that they cover every case (allowed on --resume: a long run can move to a "
+                            "cluster)")
+    solve.add_argument("--scheduler", metavar="ADDRESS",
+                       help="solve the cubes side by side on a Dask cluster (tcp://HOST:PORT)")
+    solve.add_argument("--split-after", type=split_after_argument, default=5.0, metavar="S",
+                       help="with --cubes, seconds a whole check may take before it is split (0: split every "
+                            "check)")
     solve.add_argument("--certify", action="store_true",
                        help="store a checked clausal (LRAT) proof of the closing UNSAT claim in the run "
                             "folder (Boolean encodings; see 'smtpuzzles certify')")
@@ -326,8 +336,9 @@ def cmd_solve(args) -> int:
         if live:
             live.start()
         try:
-            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, on_step=progress.step,
-                                            on_solution=progress.solution)
+            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, scheduler=args.scheduler,
+                                            split_after=args.split_after, cubes=args.cubes or None,
+                                            on_step=progress.step, on_solution=progress.solution)
         finally:
             if live:
                 live.stop()
@@ -355,7 +366,8 @@ def cmd_solve(args) -> int:
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
                                            encoding=args.encoding, time_limit=args.time_limit, mode=mode,
                                            limit=args.count or None, on_step=progress.step, on_solution=progress.solution,
-                                           params={"guide": False} if args.no_guide else None)
+                                           params={"guide": False} if args.no_guide else None, cubes=args.cubes,
+                                           scheduler=args.scheduler, split_after=args.split_after)
         finally:
             if live:
                 live.stop()

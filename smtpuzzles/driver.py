@@ -12,7 +12,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from smtpuzzles.cubes import with_cube, without_cube
 from smtpuzzles.formula import smt2
+from smtpuzzles.ledger import canonical_json
 from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms, describe
 
 
@@ -39,7 +41,8 @@ class Recorder:
     def __init__(self, encoding: Encoding, engine_factory: Callable[[], Any], evaluate: Callable[[dict], Any],
                  referee: Callable[[dict], list[str]], record: Callable[[dict], dict],
                  replay: list[dict] | None = None, time_limit: float | None = None,
-                 on_step: Callable[[dict], None] | None = None, on_solution: Callable[[dict, Any], None] | None = None):
+                 on_step: Callable[[dict], None] | None = None, on_solution: Callable[[dict, Any], None] | None = None,
+                 cubes: list[list[str]] | None = None, cube_runner=None, split_after: float = 5.0):
         self.encoding = encoding
         self._engine_factory = engine_factory
         self._engine = None
@@ -52,6 +55,11 @@ class Recorder:
         self.on_solution = on_solution or (lambda solution, value: None)
         self.checks = 0
         self.guided = False  # whether the last check was answered under the encoding's guess
+        # Every check split into these cubes (lists of variable names), run by `cube_runner`
+        # (smtpuzzles.cubes: one by one on this engine, or on Dask workers).
+        self.cubes = cubes
+        self.cube_runner = cube_runner
+        self.split_after = split_after  # seconds the whole check may take before it is split (0: at once)
 
     @property
     def engine(self):
@@ -66,35 +74,104 @@ class Recorder:
 
     def check(self, claim: dict) -> tuple[str, dict | None, Any]:
         """(result, solution, value) for the check that tests `claim`."""
-        terms = claim_terms(self.encoding.objective, claim)
-        texts = [smt2(t) for t in terms]
-        step = self._replayed(claim, texts)
-        if step is not None:
-            self.guided = bool(step.get("stats", {}).get("guided"))  # decisions replay as they were made
-            return step["result"], step.get("solution"), step.get("value")
-        started = time.perf_counter()
-        answer = self.engine.check(terms, self.time_limit)
-        seconds = time.perf_counter() - started
+        texts = self._texts(claim)
+        if not (self.cubes and self._cube_next(claim)):
+            step = self._replayed(claim, texts)
+            if step is not None:
+                self.guided = bool(step.get("stats", {}).get("guided"))  # decisions replay as they were made
+                return step["result"], step.get("solution"), step.get("value")
+            # Split runs try the whole check first, briefly: most checks are settled at once, and
+            # cubes pay off only on the hard ones.
+            limit = self.time_limit
+            split = self.cubes and (limit is None or limit > self.split_after)
+            if split:
+                limit = self.split_after
+            started = time.perf_counter()
+            answer = self.engine.check(claim_terms(self.encoding.objective, claim), limit) if limit != 0 else None
+            if answer is not None:
+                self.guided = bool(answer.stats.get("guided"))
+                undecided = split and answer.status == "unknown"
+                _, result, solution, value = self._answered(claim, texts, {
+                    "status": answer.status, "model": answer.model, "core": answer.core, "stats": answer.stats,
+                    "reason": f"undecided after {self.split_after:g} s: split into cubes" if undecided else answer.reason,
+                    "seconds": time.perf_counter() - started, "engine": self.engine.name})
+                if not undecided:
+                    return result, solution, value
+        return self._check_cubes(claim)
+
+    def _cube_next(self, claim: dict) -> bool:
+        """Whether the next recorded step is one of this claim's cubes (resuming a split check)."""
+        return bool(self.replay) and "cube" in self.replay[0]["claim"] and without_cube(self.replay[0]["claim"]) == claim
+
+    def _texts(self, claim: dict) -> list[str]:
+        return [smt2(t) for t in claim_terms(self.encoding.objective, claim)]
+
+    def _answered(self, claim: dict, texts: list[str], answer: dict) -> tuple[dict, str, dict | None, Any]:
+        """Record one solver answer as a step: a model is decoded (unless a worker did), refereed and
+        valued first, so no step ever carries a solution that breaks the rules."""
         self.checks += 1
-        step = {"claim": claim, "words": self.words(claim), "assumptions": texts, "result": answer.status,
-                "by": "solver", "engine": self.engine.name, "seconds": round(seconds, 4), "stats": answer.stats}
+        step = {"claim": claim, "words": self.words(claim), "assumptions": texts, "result": answer["status"],
+                "by": "solver", "engine": answer["engine"], "seconds": round(answer["seconds"], 4),
+                "stats": answer["stats"]}
         solution = value = None
-        if answer.status == "sat":
-            solution = self.encoding.decode(answer.model)
+        if answer["status"] == "sat":
+            solution = answer.get("solution") or self.encoding.decode(answer["model"])
             problems = self.referee(solution)
             if problems:
                 raise RefereeRejected("the solver's model breaks the rules: " + "; ".join(problems[:3]))
             value = self.evaluate(solution)
             step.update(solution=solution, value=value)
-            self.engine.hint(answer.model)
-        elif answer.status == "unsat":
-            step["core"] = answer.core
-        elif answer.reason:
-            step["reason"] = answer.reason
-        self.guided = bool(answer.stats.get("guided"))
+            if answer.get("model") is not None:
+                self.engine.hint(answer["model"])
+        elif answer["status"] == "unsat":
+            if answer.get("core") is not None:
+                step["core"] = answer["core"]
+        elif answer.get("reason"):
+            step["reason"] = answer["reason"]
         step = self.record(step)
         self.on_step(step)
-        return answer.status, solution, value
+        return step, answer["status"], solution, value
+
+    def _check_cubes(self, claim: dict) -> tuple[str, dict | None, Any]:
+        """The claim split into the run's cubes, each its own step; UNSAT when every cube is, then a
+        step `by: cubes` lists them. Cubes refuted before a resume are not asked again."""
+        refuted: dict[int, int] = {}  # cube number -> its UNSAT step
+        cube_claims = [with_cube(claim, cube) for cube in self.cubes]
+        keys = {canonical_json(c): i for i, c in enumerate(cube_claims)}
+        while self._cube_next(claim):
+            step = self.replay.pop(0)
+            number = keys.get(canonical_json(step["claim"]))
+            if number is None or step["assumptions"] != self._texts(step["claim"]):
+                raise ResumeMismatch(f"step {step['index']} asked {self.words(step['claim'])!r}, "
+                                     f"not one of today's cubes for {self.words(claim)!r}")
+            self.on_step(step)
+            if step["result"] == "sat":
+                return "sat", step.get("solution"), step.get("value")
+            refuted[number] = step["index"]
+        texts = self._texts(claim)
+        if len(refuted) == len(cube_claims):
+            step = self._replayed(claim, texts)
+            if step is not None:
+                return step["result"], None, None
+        else:
+            pending = [i for i in range(len(cube_claims)) if i not in refuted]
+            answers = self.cube_runner.run([cube_claims[i] for i in pending], self.time_limit)
+            try:
+                for position, answer in answers:
+                    number = pending[position]
+                    step, result, solution, value = self._answered(cube_claims[number], self._texts(cube_claims[number]),
+                                                                   answer)
+                    if result == "unsat":
+                        refuted[number] = step["index"]
+                    else:
+                        return result, solution, value  # sat ends the check; unknown stops it
+            finally:
+                answers.close()  # stops the cubes still running
+        step = self.record({"claim": claim, "words": self.words(claim), "assumptions": texts, "result": "unsat",
+                            "by": "cubes", "cubes": [refuted[i] for i in range(len(cube_claims))], "seconds": 0.0,
+                            "stats": {}})
+        self.on_step(step)
+        return "unsat", None, None
 
     def _replayed(self, claim: dict, texts: list[str]) -> dict | None:
         """The recorded step for this check when resuming, after making sure it asked the same."""

@@ -51,6 +51,18 @@ def time_limit_argument(text: str) -> float:
         raise argparse.ArgumentTypeError(exc.message) from None
 
 
+def split_after_argument(text: str) -> float:
+    """Seconds for `--split-after`: 0 (split every check) or a time limit's finite positive number."""
+    import argparse
+
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    try:
+        return positive_seconds(text, "--split-after")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
 def read_capped(stream: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     """At most `limit` bytes from a binary stream; more is refused without reading it."""
     chunks, total = [], 0

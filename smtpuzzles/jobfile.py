@@ -9,12 +9,14 @@ since its ledger was written.
 from __future__ import annotations
 
 import glob
+import math
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from smtpuzzles import puzzles
+from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
 from smtpuzzles.engines import ENGINES, check_params
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import check_writable_folder, positive_seconds, read_text_file
@@ -28,7 +30,8 @@ else:  # pragma: no cover
 # (`puzzle_keys`); [defaults] the shared subset.
 JOB_KEYS = {
     "name": (str,), "puzzle": (str,), "input": (str,), "unique": (bool,), "count": (bool, int),
-    "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,),
+    "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,), "cubes": (int,),
+    "split_after": (int, float),
 }
 DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,)}
 
@@ -58,6 +61,8 @@ class Job:
     time_limit: float | None
     params: dict
     folder: str = ""
+    cubes: int = 0  # checks split into the puzzle's cubes of this depth (smtpuzzles.cubes)
+    split_after: float = 5.0
     # What a ledger must hold to count as this job's: see `identity` and `batch.matches`.
     identity: dict = field(default_factory=dict)
 
@@ -98,6 +103,10 @@ def _check(table: dict, allowed: dict, where: str) -> None:
         positive_seconds(table["time_limit"], f"{where} time_limit")
     if "count" in table and not isinstance(table["count"], bool) and table["count"] < 1:
         raise InputError(f"count must be true, false or a limit of at least 1, not {table['count']}", where)
+    if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
+        raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
+    if "split_after" in table and not (math.isfinite(table["split_after"]) and table["split_after"] >= 0):
+        raise InputError(f"split_after must be a finite number of seconds >= 0, not {table['split_after']}", where)
     if "engine" in table and table["engine"] not in ENGINES:
         raise InputError(f"engine {table['engine']!r} is not one of {', '.join(ENGINES)}", where)
 
@@ -218,7 +227,7 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
         }
         jobs.append(Job(name, entry["puzzle"], text, source, {**options, "count_limit": count_limit}, mode,
                         engine, encoding, float(limit) if limit is not None else None, dict(params),
-                        identity=identity))
+                        identity=identity, cubes=entry.get("cubes", 0), split_after=float(entry.get("split_after", 5.0))))
     return jobs
 
 

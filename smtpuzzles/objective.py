@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from smtpuzzles.formula import Formula, Term, all_of, any_of
+from smtpuzzles.formula import Formula, Term, all_of, any_of, lit
 
 
 @dataclass
@@ -81,10 +81,20 @@ class Encoding:
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
     lemma: Any = None
+    # The puzzle's proposal for splitting a check (`solve --cubes DEPTH`): DEPTH -> cubes, each a
+    # list of variable names. Only a proposal: smtpuzzles.cubes checks that they cover every case.
+    cubes: Callable[[int], list[list[str]]] | None = None
 
 
 def claim_terms(objective: Objective, claim: dict) -> list[Term]:
-    """The assumptions of the check that tests `claim` (a recorded step's structured claim)."""
+    """The assumptions of the check that tests `claim` (a recorded step's structured claim); a
+    claim split into cubes (smtpuzzles.cubes) adds its cube's variables as true literals."""
+    if "cube" in claim:
+        return _claim_terms(objective, claim) + [lit(name) for name in claim["cube"]]
+    return _claim_terms(objective, claim)
+
+
+def _claim_terms(objective: Objective, claim: dict) -> list[Term]:
     op = claim["op"]
     if op == "first":
         return []
@@ -102,6 +112,9 @@ def claim_terms(objective: Objective, claim: dict) -> list[Term]:
 def describe(claim: dict, objective: Objective | None = None) -> str:
     """The claim in words, as the ledger and the progress display show it; vectors as the
     objective's puzzle writes them when it says how."""
+    if "cube" in claim:
+        rest = {k: v for k, v in claim.items() if k != "cube"}
+        return f"{describe(rest, objective)}, in cube {' '.join(claim['cube'])}"
     show = getattr(objective, "show", None) or vector_text
     op = claim["op"]
     if op == "first":

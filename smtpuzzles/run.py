@@ -9,7 +9,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from smtpuzzles.cluster import dask_client
 from smtpuzzles.contract import Puzzle, adopt
+from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, DaskCubes, LocalCubes, coverage_problem
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
@@ -106,10 +108,14 @@ class Settings:
     mode: str
     limit: int | None
     time_limit: float | None
+    cubes: int = 0  # every check split into the puzzle's cubes of this depth (0: not split)
+    scheduler: str | None = None  # where cubes run: a Dask scheduler, or here one by one (None)
+    split_after: float = 5.0  # seconds a whole check may take before it is split into cubes
 
     def record(self) -> dict:
+        # The scheduler, like the time limit's session, is where the work ran, not what was asked.
         return {"engine": {"name": self.engine, "params": dict(self.params)}, "mode": self.mode,
-                "limit": self.limit, "time_limit": self.time_limit}
+                "limit": self.limit, "time_limit": self.time_limit, **({"cubes": self.cubes} if self.cubes else {})}
 
 
 def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
@@ -126,11 +132,36 @@ def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
 def recorded_claim_terms(enc, claim: dict, where: str) -> list:
     """Today's assumptions for a claim read from a folder (shape-checked by the reader; its values
     may still be out of range, which the encoder's lookups reject: a malformed ledger, LedgerError)."""
+    unknown = [name for name in claim.get("cube", ()) if enc.formula.decls.get(name) != "Bool"]
+    if unknown:
+        raise LedgerError(f"claim's cube names {unknown[0][:40]!r}, no Boolean of this instance's formula", where)
     try:
         return claim_terms(enc.objective, claim)
     except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
         raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})",
                           where) from None
+
+
+def split_cubes(enc, depth: int) -> list[list[str]] | None:
+    """The puzzle's cubes of this depth, once they are shown to cover every case (None for 0)."""
+    if not depth:
+        return None
+    if enc.cubes is None or enc.formula.cnf is None:
+        raise InputError(f"the {enc.name} encoding cannot split its checks into cubes", "--cubes")
+    if depth not in CUBE_DEPTHS:
+        raise InputError(f"cube depth {depth} is not one of {', '.join(map(str, CUBE_DEPTHS))}", "--cubes")
+    cubes = enc.cubes(depth)
+    problem = coverage_problem(enc.formula.cnf, cubes)
+    if problem:
+        raise RuntimeError(f"encoding {enc.name}: its cubes of depth {depth} do not cover every case: {problem}")
+    return cubes
+
+
+def cube_client(settings: Settings):
+    """A Dask client when cubes are to run on a cluster, else None (cubes run here, one by one)."""
+    if settings.scheduler and not settings.cubes:
+        raise InputError("--scheduler spreads the cubes of a split check: give --cubes too", "--scheduler")
+    return dask_client(settings.scheduler) if settings.scheduler else None
 
 
 def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
@@ -143,8 +174,8 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
 
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
-          limit: int | None = None, params: dict | None = None,
-          on_step: Callable[[dict], None] | None = None,
+          limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
+          split_after: float = 5.0, on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     mode = mode or module.MODES[0]
@@ -154,7 +185,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, dict(params or {}))
-    settings = Settings(engine_name, params, mode, limit, time_limit)
+    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after)
+    split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)
     header = {
         "puzzle": module.NAME,
@@ -164,11 +196,17 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
         "objective": enc.objective.kind,
         **settings.record(),
     }
+    client = cube_client(settings)  # an unreachable scheduler is refused before the ledger is made
     ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
-    return _drive(module, instance, enc, ledger, [], settings, on_step, on_solution)
+    try:
+        return _drive(module, instance, enc, ledger, [], settings, on_step, on_solution, client)
+    finally:
+        if client is not None:
+            client.close()
 
 
-def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
+def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
+           cubes: int | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
     # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
     # parameters): a folder may come from anyone, and its parameters reach a solver.
     try:
@@ -184,14 +222,24 @@ def resume(run_dir: Path, *, time_limit: float | None = None, on_step=None, on_s
     # Read once, from the checked record; the time limit belongs to this session, not to the claim:
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
-                        run.get("limit"), time_limit)
+                        run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after)
+    split_cubes(enc, settings.cubes)  # before the ledger is touched
+    client = cube_client(settings)
     ledger, steps = Ledger.resume(Path(run_dir))
     ledger.run["time_limit"] = time_limit
-    return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution)
+    # Splitting is how the checks are asked, not what is claimed: a long run may be handed to a
+    # cluster part-way (every split is checked on its own by the audit).
+    ledger.run.pop("cubes", None)
+    ledger.run.update({"cubes": settings.cubes} if settings.cubes else {})
+    try:
+        return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution, client)
+    finally:
+        if client is not None:
+            client.close()
 
 
 def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings", on_step,
-           on_solution) -> tuple[Outcome, Ledger]:
+           on_solution, client=None) -> tuple[Outcome, Ledger]:
     run = ledger.run
 
     def engine_factory():
@@ -211,7 +259,14 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
             on_solution(solution, value)
 
     recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
-                        ledger.append, replay, settings.time_limit, on_step, solution_seen)
+                        ledger.append, replay, settings.time_limit, on_step, solution_seen, split_cubes(enc, settings.cubes),
+                        split_after=settings.split_after)
+    if settings.cubes:
+        recorder.cube_runner = LocalCubes(recorder)
+        if client is not None:
+            job = {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
+                   "engine": settings.engine, "params": settings.params}
+            recorder.cube_runner = DaskCubes(client, job)
     sealed = False
 
     def seal(status: str, value) -> None:

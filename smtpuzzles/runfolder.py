@@ -25,6 +25,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smtpuzzles.cubes import MAX_CUBE
 from smtpuzzles.engines import check_params
 from smtpuzzles.errors import InputError, LedgerError
 
@@ -189,6 +190,11 @@ def _is_hex64(value) -> bool:
     return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
+def _is_name(value: str) -> bool:
+    """A variable name as encoders write them: letters, digits and underscores, at most 64."""
+    return 0 < len(value) <= 64 and value.isascii() and value.replace("_", "a").isalnum()
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -209,6 +215,11 @@ def check_claim(claim, where: str) -> dict:
     _require(op in CLAIM_OPS, f"unknown claim op {str(op)[:40]!r}", where)
     fields = {"first": {}, "exceed": {"prefix": list, "pos": int, "than": int}, "lex_greater": {"best": list},
               "at_least": {"k": int}, "block": {"solutions": list}}[op]
+    if "cube" in claim:  # one cube of a split check (smtpuzzles.cubes): a few variable names
+        cube = claim["cube"]
+        _require(isinstance(cube, list) and 1 <= len(cube) <= MAX_CUBE and all(isinstance(n, str) and _is_name(n) for n in cube),
+                 f"claim field cube must hold 1..{MAX_CUBE} variable names", where)
+        fields = {**fields, "cube": list}
     _require(set(claim) == {"op", *fields}, f"claim {op} must have exactly the fields {', '.join(['op', *fields])}", where)
     for key, kind in fields.items():
         value = claim[key]
@@ -226,7 +237,7 @@ RUN_KEYS = {
     "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
     "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
     "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
-    "proof": dict,
+    "proof": dict, "cubes": int,
 }
 PROOF_KEYS = {
     "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
@@ -237,7 +248,7 @@ RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "
 STEP_KEYS = {
     "index": int, "prev": str, "claim": dict, "words": str, "assumptions": list, "result": str, "by": str,
     "engine": str, "seconds": (int, float), "stats": dict, "solution": dict, "value": object, "core": list,
-    "reason": str,
+    "reason": str, "cubes": list,
 }
 STEP_REQUIRED = ("index", "prev", "claim", "assumptions", "result")
 
@@ -338,6 +349,10 @@ def check_step(step, number: int, where: str) -> dict:
     if step["result"] == "sat":
         _require("solution" in step and "value" in step, "a sat step must carry its solution and value", place)
     check_claim(step["claim"], place)
+    if "cubes" in step:
+        _require(step.get("by") == "cubes" and step["result"] == "unsat" and "cube" not in step["claim"]
+                 and all(_is_int(i) and 0 <= i < step["index"] for i in step["cubes"]),
+                 "cubes must list earlier steps, in an unsat step by cubes", place)
     check_text(step, place)
     return step
 

@@ -67,6 +67,10 @@ class SatEngine:
             return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
         return CheckResult("unknown", stats=stats, reason=why or "unknown")
 
+    def interrupt(self) -> None:
+        """Stop the check under way from another thread (a cube another worker already settled)."""
+        self.solver.interrupt()
+
     def hint(self, model) -> None:
         # Phase hints towards the current best: the solver first tries the values of the last model.
         if self.params.get("phases") and isinstance(model, SatModel):

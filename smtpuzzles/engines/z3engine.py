@@ -110,6 +110,10 @@ class Z3Engine:
             reason = "timeout"
         return CheckResult("unknown", stats=stats, reason=reason)
 
+    def interrupt(self) -> None:
+        """Stop the check under way from another thread (a cube another worker already settled)."""
+        self.solver.interrupt()
+
     def hint(self, model) -> None:
         """z3 offers no cheap phase interface from Python; nothing to do."""
 

@@ -216,7 +216,15 @@ def _encode_onehot(board: Board) -> Encoding:
         return {"grid": grid, "tour": tour}
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
-    return Encoding("onehot", 1, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"))
+    return Encoding("onehot", 1, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
+                    cubes=lambda depth: tour_cubes(board, board.cells, depth))
+
+
+def tour_cubes(board: Board, starts, depth: int) -> list[list[str]]:
+    """A check split by the tour's first cell (depth 1) or its first two cells (depth 2)."""
+    if depth == 1:
+        return [[f"v0_{r}_{c}"] for r, c in starts]
+    return [[f"v0_{r}_{c}", f"v1_{a}_{b}"] for r, c in starts for a, b in board.neighbours(r, c)]
 
 
 def board_symmetries(board: Board) -> list[dict[tuple[int, int], tuple[int, int]]]:
@@ -246,7 +254,7 @@ def _encode_symmetric(board: Board) -> Encoding:
     enc = _encode_onehot(board)
     maps = board_symmetries(board)
     if not maps:
-        return Encoding("onehot-sym", 1, enc.formula, enc.objective, enc.decode, engines=enc.engines)
+        return Encoding("onehot-sym", 1, enc.formula, enc.objective, enc.decode, engines=enc.engines, cubes=enc.cubes)
     n, cnf = board.size, enc.formula.cnf
     steps = n * n
     starts = sorted({min([x] + [m[x] for m in maps]) for x in board.cells})
@@ -262,7 +270,8 @@ def _encode_symmetric(board: Board) -> Encoding:
     lemma = Lemma(tuple(generators), tuple(f"v0_{r}_{c}" for r, c in starts),
                   tuple(f"v0_{r}_{c}" for r, c in board.cells),
                   f"the tour starts in one of {len(starts)} of the {steps} cells, by {len(maps) + 1} symmetries of the board")
-    return Encoding("onehot-sym", 1, Formula.from_cnf(cnf), enc.objective, enc.decode, engines=enc.engines, lemma=lemma)
+    return Encoding("onehot-sym", 1, Formula.from_cnf(cnf), enc.objective, enc.decode, engines=enc.engines, lemma=lemma,
+                    cubes=lambda depth: tour_cubes(board, starts, depth))
 
 
 def _generating(maps: list[dict]) -> list[dict]:

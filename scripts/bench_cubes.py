@@ -1,0 +1,65 @@
+"""One hard King's-tour check split into cubes on a Dask LocalCluster: 1 worker against 2, and the
+whole check on one engine as the baseline, side by side in one process.
+
+The check is a recorded run's closing claim ("nothing beats the best"), asked of today's default
+encoding (the number is the same). Each configuration answers it from scratch: the cluster's
+workers build the encoding and their engine once, inside the timing, as a user's would.
+
+  python scripts/bench_cubes.py results/kingtour-b0f14a9274-20261201-025841 --depth 1 --workers 1 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from smtpuzzles.cubes import DaskCubes, with_cube  # noqa: E402
+from smtpuzzles.engines import make_engine  # noqa: E402
+from smtpuzzles.objective import claim_terms  # noqa: E402
+from smtpuzzles.puzzles import kingtour  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir", type=Path, help="a finished King's-tour run whose closing claim is re-asked")
+    parser.add_argument("--depth", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--encoding", default="onehot-sym")
+    args = parser.parse_args()
+    import distributed
+
+    run = json.loads((args.run_dir / "run.json").read_text())
+    board = kingtour.from_canonical(run["instance"])
+    claim = run["certificate"]["claim"]
+    enc = kingtour.encode(board, args.encoding)
+    cubes = enc.cubes(args.depth)
+    print(f"{kingtour.describe(board)}: {claim['op']} of the record, {len(cubes)} cubes of depth {args.depth}")
+
+    started = time.perf_counter()
+    whole = make_engine("sat", enc.formula).check(claim_terms(enc.objective, claim), None)
+    baseline = time.perf_counter() - started
+    print(f"{'whole check, one engine':28} {whole.status:6} {baseline:8.1f} s", flush=True)
+
+    job = {"puzzle": "kingtour", "instance": run["instance"], "encoding": args.encoding, "engine": "sat", "params": {}}
+    for workers in args.workers:
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            started = time.perf_counter()
+            answers = [a for _, a in DaskCubes(client, job).run([with_cube(claim, c) for c in cubes], None)]
+            wall = time.perf_counter() - started
+        statuses = {a["status"] for a in answers}
+        busiest = max(a["seconds"] for a in answers)
+        print(f"{f'cubes on {workers} worker(s)':28} {'/'.join(sorted(statuses)):6} {wall:8.1f} s "
+              f"(slowest cube {busiest:.1f} s, sum {sum(a['seconds'] for a in answers):.1f} s); "
+              f"{baseline / wall:.2f}x the whole check", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
