@@ -31,10 +31,10 @@ MODES = ("optimise",)
 MONSTER = re.compile(r"[a-zA-Z*&]")
 WALKABLE = set(".$@ ")
 UNKNOWN = re.compile(r"[^.$@ #a-zA-Z*&]")
-# Measured (scripts/bench_rogue.py, regions encoding, the default): a generated 1000x1000 map, solve
-# with its proof 14 s at 0.44 GB peak, `audit --resolve` 24 s; time and memory linear in the cells.
-# 1000x1000 is the largest map measured, so the largest accepted (the flow encoding is still
-# accepted up to it, but took 284 s at 300x300).
+# Measured (scripts/bench_rogue.py, the regions encoding): a generated 1000x1000 map solved with its
+# proof in 11 s at 0.42 GB peak, `audit --resolve` 13 s; 300x300 2.1 s at 95 MB: time and memory
+# linear in the cells. 1000x1000 is the largest map measured, so the largest accepted. The flow
+# encoding is accepted as far, but took 382 s and 4.1 GB at 300x300: ask for it on small maps only.
 LIMITS = {"cells": 1_000_000}
 
 
@@ -268,10 +268,11 @@ def encode_regions(dungeon: Dungeon) -> Encoding:
     re-solved from its recorded query by z3 and cvc5 (`audit --resolve`), and the solution's closed
     set, checked by the pure-Python referee, proves the same answer without any solver.
 
-    Measured while choosing (scripts/bench_rogue.py): the cell-level flow spends its time in z3's
-    linear arithmetic (150x150: formula built in 0.4 s, parsed in 1.4 s, first model 15.5 s, UNSAT at
-    best + 1 10.1 s; without the closure clauses the first model was still open after 120 s and
-    took 23 GB), and grows faster than the map; the regions formula has one symbol per gold region.
+    Measured while choosing: the cell-level flow spends its time in z3's linear arithmetic, not in
+    building the formula (150x150: built in 0.4 s, parsed in 1.4 s, first model 15.5 s, UNSAT at
+    best + 1 10.1 s; at 100x100 without the closure clauses no first model within 120 s, 23 GB when
+    left to run), and grows faster than the map (scripts/bench_rogue.py, 300x300: flow 382 s and
+    4.1 GB, regions 2.1 s and 95 MB; regions 1000x1000: 11 s and 0.42 GB, audit --resolve 13 s).
     """
     grid = dungeon.grid
     label = dungeon.regions
@@ -296,7 +297,7 @@ def encode_regions(dungeon: Dungeon) -> Encoding:
     gold_count = sum_of([f"(ite {region_name(dungeon, r)} {gold_in[r]} 0)" for r in named if r in gold_in])
 
     def decode(model) -> dict:
-        chosen = {r for r in named if model[region_name(dungeon, r)]} | {home}
+        chosen = {r for r in named if model[region_name(dungeon, r)]}
         inside = bytearray(len(label))
         for i in named_cells(label, chosen):
             inside[i] = 1
@@ -588,24 +589,37 @@ def render(dungeon: Dungeon, solution: dict, proved=None):
     walk = walk_of(dungeon, solution)[0]
     on_path = set(walk)
     gold = set(dungeon.gold)
+    near = dungeon.grid.near
     out = Text(no_wrap=True, overflow="ignore")  # a map wider than the terminal is never re-flowed
+
+    def look(r: int, c: int, ch: str) -> tuple[str, str]:
+        if ch == "@":
+            return "@", "bold white on dark_green"
+        if ch == "$":
+            return "$", "bold black on yellow" if (r, c) in on_path else "yellow dim"
+        if ch == "#":
+            return "█", "grey42"
+        if MONSTER.fullmatch(ch):
+            return ch, "bold red"
+        if (r, c) in on_path:
+            return "·", "white on dark_green"
+        if near[dungeon.grid.index((r, c))]:
+            return "░", "red dim"
+        return " " if ch == " " else ".", "dim"
+
     for r, row in enumerate(dungeon.rows):
+        # Runs of one style appended at once: one span a run, not a cell (a 1000x1000 map drawn
+        # cell by cell held 1.15 GB).
+        run, style = [], None
         for c, ch in enumerate(row):
-            p = (r, c)
-            if ch == "@":
-                out.append("@", style="bold white on dark_green")
-            elif ch == "$":
-                out.append("$", style="bold black on yellow" if p in on_path else "yellow dim")
-            elif ch == "#":
-                out.append("█", style="grey42")
-            elif MONSTER.fullmatch(ch):
-                out.append(ch, style="bold red")
-            elif p in on_path:
-                out.append("·", style="white on dark_green")
-            elif dungeon.grid.near[dungeon.grid.index(p)]:
-                out.append("░", style="red dim")
-            else:
-                out.append(" " if ch == " " else ".", style="dim")
+            shown, looks = look(r, c, ch)
+            if looks != style and run:
+                out.append("".join(run), style=style)
+                run = []
+            run.append(shown)
+            style = looks
+        if run:
+            out.append("".join(run), style=style)
         out.append("\n")
     out.append(f"gold taken: {value(dungeon, solution)} of {len(gold)}; walk of {len(walk) - 1} steps", style="bold")
     return out
