@@ -7,7 +7,7 @@ Each solve is `smtpuzzles solve rogue MAP --encoding E --json` in a fresh proces
 closed-set certificate, UNSAT step at best + 1 recorded); regions runs are then audited with
 `audit --resolve` (z3 and cvc5 re-solve that step). Seconds are wall time, MB the peak resident
 memory of that process alone; BFS seconds are its search alone (`bfs_gold` from tests/test_rogue.py,
-without the interpreter's start). The flow runs only up to --flow-max (284 s at 300x300).
+without the interpreter's start). The flow runs only up to --flow-max (284 to 382 s at 300x300).
 """
 
 from __future__ import annotations
