@@ -6,6 +6,7 @@ Prints wall and CPU seconds per configuration and the ratio to the baseline of t
 
   python scripts/bench_kingtour.py                 # 4x4, 6x6, 9x9: default vs posted (9x9 posted: ~45 min)
   python scripts/bench_kingtour.py --boards 6 --configs onehot/sat/glucose4 onehot/sat/cadical153 onehot/z3
+  python scripts/bench_kingtour.py --boards 9 --configs onehot-sym/sat/glucose4 onehot/sat/glucose4/climb
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from smtpuzzles.puzzles import kingtour  # noqa: E402
 
 BOARDS = {"4": (4, "2x2"), "6": (6, "2x3"), "8": (8, "2x4"), "9": (9, "3x3")}
 BASELINE = "posted/z3"
-DEFAULT = "onehot/sat/glucose4"
+DEFAULT = "onehot-sym/sat/glucose4"
+# The default when the records issue was filed: no symmetry breaking, one value at a time.
+BEFORE = "onehot/sat/glucose4/climb"
 
 
 def run_config(board, config: str, out: Path) -> tuple[float, float, str, str, int]:
@@ -32,8 +35,10 @@ def run_config(board, config: str, out: Path) -> tuple[float, float, str, str, i
     params = {"solver": parts[2]} if len(parts) > 2 else {}
     if "nophases" in parts[3:]:
         params["phases"] = False  # no phase hints towards the current best
+    search = "climb" if "climb" in parts[3:] else "leap"  # climb: the driver before the leap
     wall, cpu = time.perf_counter(), time.process_time()
-    outcome, ledger = runner.solve(kingtour, board, "", out_dir=out, engine=engine, encoding=encoding, params=params)
+    outcome, ledger = runner.solve(kingtour, board, "", out_dir=out, engine=engine, encoding=encoding, params=params,
+                                   search=search)
     return (time.perf_counter() - wall, time.process_time() - cpu, outcome.status,
             kingtour.value_text(outcome.value) if outcome.value else "-", ledger.run["steps"])
 
@@ -42,7 +47,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", nargs="+", default=["4", "6", "9"], choices=sorted(BOARDS))
     parser.add_argument("--configs", nargs="+", default=[DEFAULT, BASELINE],
-                        help="encoding/engine[/sat solver[/nophases]]; the first is compared with the last")
+                        help="encoding/engine[/sat solver[/nophases][/climb]]; the first is compared with the "
+                             f"last (the default before symmetry breaking and the leap: {BEFORE})")
     args = parser.parse_args()
     print(f"{'board':6} {'configuration':24} {'status':8} {'steps':>6} {'wall s':>9} {'cpu s':>9}  number")
     with tempfile.TemporaryDirectory() as tmp:

@@ -149,10 +149,17 @@ class Recorder:
                 return "sat", step.get("solution"), step.get("value")
             refuted[number] = step["index"]
         texts = self._texts(claim)
+        listed = [refuted[i] for i in sorted(refuted)]
         if len(refuted) == len(cube_claims):
-            step = self._replayed(claim, texts)
-            if step is not None:
-                return step["result"], None, None
+            if self.replay:  # the split was finished: its closing step comes next, and no other
+                step = self.replay[0]
+                if not (step["claim"] == claim and step.get("by") == "cubes" and sorted(step["cubes"]) == sorted(listed)):
+                    raise ResumeMismatch(f"step {step['index']} is not the step closing the split of {self.words(claim)!r}")
+                self._replayed(claim, texts)
+                return "unsat", None, None
+        elif self.replay:
+            step = self.replay[0]
+            raise ResumeMismatch(f"step {step['index']} follows a split of {self.words(claim)!r} left unfinished")
         else:
             pending = [i for i in range(len(cube_claims)) if i not in refuted]
             answers = self.cube_runner.run([cube_claims[i] for i in pending], self.time_limit)
@@ -198,7 +205,7 @@ def _stopped(result: str) -> str | None:
     return result if result in ("unknown", "interrupted") else None
 
 
-def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = None) -> Outcome:
+def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = None, search: str = "leap") -> Outcome:
     objective = rec.encoding.objective
     result, solution, value = rec.check({"op": "first"})
     if _stopped(result):
@@ -207,34 +214,60 @@ def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = Non
         return Outcome("infeasible", certificate={"claim": {"op": "first"}})
     rec.on_solution(solution, value)
     if isinstance(objective, LexMax):
-        return _lex(rec, objective, solution, value)
+        return _lex(rec, objective, solution, value, leap=search == "leap")
     if isinstance(objective, IntMax):
         return _int_max(rec, objective, solution, value)
     return _satisfy(rec, objective, solution, value, mode, limit)
 
 
-def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int]) -> Outcome:
+def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int], leap: bool = True) -> Outcome:
     """Digit by digit: with the prefix fixed, ask for a larger value at position i (`>`); SAT gives a
     better vector, UNSAT fixes the position. A position already at the largest value with copies left
-    needs no solver call."""
+    needs no solver call.
+
+    `leap`: once a position has been raised, ask next for the largest value left there, then the one
+    below, and so on down: the first SAT answer is the position's maximum. Raising one step at a
+    time (`climb`, the search of runs recorded before) asks a SAT question per step, and SAT
+    answers there cost more than UNSAT ones (scripts/bench_kingtour.py measures both searches)."""
     prefix: list[int] = []
-    while len(prefix) < objective.length:
-        i = len(prefix)
-        claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
-        top = _largest_left(objective, prefix)
-        if best[i] >= top:
-            rec.note_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
-            prefix.append(best[i])
-            continue
+
+    def ask(than: int):
+        nonlocal best, solution
+        claim = {"op": "exceed", "prefix": list(prefix), "pos": len(prefix), "than": than}
         result, found, value = rec.check(claim)
-        if _stopped(result):
-            return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
         if result == "sat":
-            if not (value[:i] == best[:i] and value[i] > best[i]):
+            i = len(prefix)
+            if not (value[:i] == best[:i] and value[i] > than):
                 raise RefereeRejected(f"the model does not meet the claim at position {i + 1}")
             best, solution = value, found
             rec.on_solution(solution, best)
-        else:
+        return result
+
+    while len(prefix) < objective.length:
+        i = len(prefix)
+        top = _largest_left(objective, prefix)
+        if best[i] >= top:
+            claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
+            rec.note_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
+            prefix.append(best[i])
+            continue
+        result = ask(best[i])
+        if _stopped(result):
+            return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
+        if result == "unsat":
+            prefix.append(best[i])
+            continue
+        if not leap or best[i] >= top:
+            continue  # climb: ask again above the new value (at the top: closed by the bound)
+        than = top - 1
+        while than >= best[i]:
+            result = ask(than)  # "at least than + 1"; every value above it refuted already
+            if _stopped(result):
+                return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
+            if result == "sat":
+                break
+            than -= 1
+        if best[i] < top:  # at the top the next round closes it by the bound, as a climb would
             prefix.append(best[i])
     closing = {"op": "lex_greater", "best": list(best)}
     result, _, _ = rec.check(closing)

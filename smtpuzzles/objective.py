@@ -41,6 +41,11 @@ class LexMax:
         return any_of(options)
 
 
+# How the driver raises a lexicographic position (driver._lex): a run records its search so a
+# resume asks the same questions in the same order.
+SEARCHES = ("leap", "climb")
+
+
 @dataclass
 class IntMax:
     """Maximise an integer count: bounds asked as checks, closed by UNSAT at best + 1."""

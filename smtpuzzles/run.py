@@ -111,11 +111,15 @@ class Settings:
     cubes: int = 0  # every check split into the puzzle's cubes of this depth (0: not split)
     scheduler: str | None = None  # where cubes run: a Dask scheduler, or here one by one (None)
     split_after: float = 5.0  # seconds a whole check may take before it is split into cubes
+    # How a lexicographic position is raised (driver.SEARCHES). Runs recorded before `leap` carry
+    # no key and climbed: a resume must ask the same questions in the same order.
+    search: str = "leap"
 
     def record(self) -> dict:
         # The scheduler, like the time limit's session, is where the work ran, not what was asked.
         return {"engine": {"name": self.engine, "params": dict(self.params)}, "mode": self.mode,
-                "limit": self.limit, "time_limit": self.time_limit, **({"cubes": self.cubes} if self.cubes else {})}
+                "limit": self.limit, "time_limit": self.time_limit, "search": self.search,
+                **({"cubes": self.cubes} if self.cubes else {})}
 
 
 def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
@@ -146,7 +150,7 @@ def split_cubes(enc, depth: int) -> list[list[str]] | None:
     """The puzzle's cubes of this depth, once they are shown to cover every case (None for 0)."""
     if not depth:
         return None
-    if enc.cubes is None or enc.formula.cnf is None:
+    if enc.cubes is None or enc.formula.cnf is None:  # (a puzzle's SPLITS says so before encoding)
         raise InputError(f"the {enc.name} encoding cannot split its checks into cubes", "--cubes")
     if depth not in CUBE_DEPTHS:
         raise InputError(f"cube depth {depth} is not one of {', '.join(map(str, CUBE_DEPTHS))}", "--cubes")
@@ -175,7 +179,7 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
-          split_after: float = 5.0, on_step: Callable[[dict], None] | None = None,
+          split_after: float = 5.0, search: str = "leap", on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     mode = mode or module.MODES[0]
@@ -185,7 +189,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, dict(params or {}))
-    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after)
+    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search)
     split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)
     header = {
@@ -222,8 +226,13 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     # Read once, from the checked record; the time limit belongs to this session, not to the claim:
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
-                        run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after)
+                        run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after,
+                        run.get("search", "climb"))
     split_cubes(enc, settings.cubes)  # before the ledger is touched
+    depth = run.get("cubes", 0)
+    if cubes is not None and cubes != depth and any("cube" in s["claim"] for s in folder.steps):
+        raise InputError(f"the run split its checks at depth {depth}: resume it with --cubes {depth} or without "
+                         "--cubes", "--cubes")
     client = cube_client(settings)
     ledger, steps = Ledger.resume(Path(run_dir))
     ledger.run["time_limit"] = time_limit
@@ -232,14 +241,15 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     ledger.run.pop("cubes", None)
     ledger.run.update({"cubes": settings.cubes} if settings.cubes else {})
     try:
-        return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution, client)
+        return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution, client,
+                      restore={"cubes": depth})
     finally:
         if client is not None:
             client.close()
 
 
 def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings", on_step,
-           on_solution, client=None) -> tuple[Outcome, Ledger]:
+           on_solution, client=None, restore: dict | None = None) -> tuple[Outcome, Ledger]:
     run = ledger.run
 
     def engine_factory():
@@ -265,7 +275,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         recorder.cube_runner = LocalCubes(recorder)
         if client is not None:
             job = {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
-                   "engine": settings.engine, "params": settings.params}
+                   "engine": settings.engine, "params": settings.params, "base_sha256": enc.formula.sha256}
             recorder.cube_runner = DaskCubes(client, job)
     sealed = False
 
@@ -277,10 +287,15 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
     try:
         try:
             with ctrl_c_between_steps():
-                outcome = run_objective(recorder, settings.mode, settings.limit)
+                outcome = run_objective(recorder, settings.mode, settings.limit, settings.search)
+                if recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
+                    raise ResumeMismatch(f"step {recorder.replay[0]['index']} answers nothing the run asks")
         except KeyboardInterrupt:
             outcome = Outcome("interrupted")
         except ResumeMismatch as exc:
+            for key, value in (restore or {}).items():  # what this resume changed in run.json
+                run.pop(key, None)
+                run.update({key: value} if value else {})
             seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
             raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
         if outcome.solution is None and (ledger.dir / "solution.json").exists():

@@ -25,7 +25,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smtpuzzles.cubes import MAX_CUBE
+from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, MAX_CUBE
+from smtpuzzles.objective import SEARCHES
 from smtpuzzles.engines import check_params
 from smtpuzzles.errors import InputError, LedgerError
 
@@ -237,7 +238,7 @@ RUN_KEYS = {
     "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
     "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
     "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
-    "proof": dict, "cubes": int,
+    "proof": dict, "cubes": int, "search": str,
 }
 PROOF_KEYS = {
     "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
@@ -274,6 +275,8 @@ def check_run(run, where: str) -> dict:
     _require(_is_hex64(run["last_step_sha256"]), "last_step_sha256 is not a sha-256", where)
     _require(run["status"] in STATUSES, f"unknown status {run['status'][:40]!r}", where)
     _require(run["steps"] >= 0, "steps is negative", where)
+    _require(run.get("search", "climb") in SEARCHES, f"unknown search {str(run.get('search'))[:40]!r}", where)
+    _require(run.get("cubes", 1) in CUBE_DEPTHS, f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}", where)
     enc = run["encoding"]
     _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and {"name", "version"} <= set(enc)
              and set(enc) <= {"name", "version", "lemma"} and isinstance(enc.get("lemma", ""), str),
@@ -349,10 +352,12 @@ def check_step(step, number: int, where: str) -> dict:
     if step["result"] == "sat":
         _require("solution" in step and "value" in step, "a sat step must carry its solution and value", place)
     check_claim(step["claim"], place)
-    if "cubes" in step:
-        _require(step.get("by") == "cubes" and step["result"] == "unsat" and "cube" not in step["claim"]
-                 and all(_is_int(i) and 0 <= i < step["index"] for i in step["cubes"]),
-                 "cubes must list earlier steps, in an unsat step by cubes", place)
+    if "cubes" in step or step.get("by") == "cubes":
+        listed = step.get("cubes")
+        _require(step.get("by") == "cubes" and isinstance(listed, list) and step["result"] == "unsat"
+                 and "cube" not in step["claim"] and all(_is_int(i) and 0 <= i < step["index"] for i in listed)
+                 and len(set(listed)) == len(listed),
+                 "a step by cubes must be unsat and list distinct earlier steps in cubes", place)
     check_text(step, place)
     return step
 

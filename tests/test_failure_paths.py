@@ -216,7 +216,8 @@ class Scripted:
         pass
 
 
-def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", limit=None, time_limit=None, replay=None):
+def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", limit=None, time_limit=None, replay=None,
+                 search="leap"):
     """(outcome, recorded steps, engine) of the driver on a scripted engine. Models are the
     solutions themselves; a solution's value is its "v"."""
     formula = Formula.from_cnf(CNF())
@@ -229,7 +230,7 @@ def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", li
         return steps[-1]
 
     rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], referee, record, replay=replay, time_limit=time_limit)
-    return drv.run_objective(rec, mode, limit), steps, engine
+    return drv.run_objective(rec, mode, limit, search), steps, engine
 
 
 def at_least(k):
@@ -362,6 +363,31 @@ def test_lexicographic_bound_counts_the_copies_left():
         ("solver", "first"), ("bound", "exceed"), ("solver", "exceed"), ("bound", "exceed"), ("bound", "exceed"),
         ("solver", "lex_greater")]
     assert steps[2]["claim"] == {"op": "exceed", "prefix": [3], "pos": 1, "than": 1}
+
+
+def test_a_raised_position_leaps_to_the_top_and_comes_down():
+    """After a SAT answer raises position 0 from 1 to 2, leap asks for 5, 4, 3 (each "more than
+    than"): the first SAT (at "more than 2") is the position's maximum, with no further question."""
+    script = [sat([1, 1, 1]), sat([2, 1, 1]), ("unsat", None), ("unsat", None), sat([3, 1, 1]),
+              ("unsat", None), ("unsat", None), ("unsat", None)]
+    outcome, steps, _ = run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), script)
+    assert (outcome.status, outcome.value) == ("optimal", [3, 1, 1])
+    assert [(c["prefix"], c["than"]) for c in claims(steps) if c["op"] == "exceed"] == [
+        ([], 1), ([], 4), ([], 3), ([], 2), ([3], 1), ([3, 1], 1)]
+
+
+def test_runs_recorded_before_the_leap_climb_one_value_at_a_time():
+    script = [sat([1, 1, 1]), sat([2, 1, 1]), sat([3, 1, 1]), ("unsat", None), ("unsat", None), ("unsat", None),
+              ("unsat", None)]
+    outcome, steps, _ = run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), script, search="climb")
+    assert (outcome.status, outcome.value) == ("optimal", [3, 1, 1])
+    assert [(c["prefix"], c["than"]) for c in claims(steps) if c["op"] == "exceed"] == [
+        ([], 1), ([], 2), ([], 3), ([3], 1), ([3, 1], 1)]
+
+
+def test_a_leap_that_lands_below_what_it_asked_is_refused():
+    with pytest.raises(drv.RefereeRejected, match="does not meet the claim at position 1"):
+        run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), [sat([1, 1, 1]), sat([2, 1, 1]), sat([3, 1, 1])])
 
 
 def test_lexicographic_unknown_keeps_the_digits_proved():

@@ -122,3 +122,31 @@ def test_default_box_is_the_squarest():
     assert kingtour.default_box(6) == (2, 3)
     assert kingtour.default_box(9) == (3, 3)
     assert kingtour.default_box(12) == (3, 4)
+
+
+def test_a_run_recorded_before_the_leap_resumes_climbing(tmp_path):
+    """Runs made before the leap carry no `search` key and climbed one value at a time; a resume
+    must ask the same questions in the same order (replaying them under the leap would stop with
+    a mismatch)."""
+    from ledger_forge import forge_chain, read_ledger
+    from smtpuzzles import run as runner
+
+    board = kingtour.parse(6, "2x3", None)
+    _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot", search="climb")
+    run, steps = read_ledger(ledger.dir)
+    assert run.pop("search") == "climb"
+    for key in ("certificate", "extra"):
+        run.pop(key, None)
+    run["status"] = "interrupted"
+    (ledger.dir / "certificate.smt2.gz").unlink()
+    # Cut just after a raise to a value at least two below 6, the largest digit: a climb asks next
+    # for more than that value, a leap for more than 5.
+    cut = next(i for i, s in enumerate(steps) if s["result"] == "sat" and s["claim"]["op"] == "exceed"
+               and s["value"][s["claim"]["pos"]] <= 4) + 1
+    forge_chain(ledger.dir, run, steps[:cut])
+    outcome, resumed = runner.resume(ledger.dir)
+    assert outcome.status == "optimal" and kingtour.value_text(outcome.value).startswith(SEED_6x6_PREFIX)
+    _, after = read_ledger(resumed.dir)
+    assert after[:cut] == steps[:cut]
+    raised = steps[cut - 1]
+    assert after[cut]["claim"] == {**raised["claim"], "than": raised["value"][raised["claim"]["pos"]]}
