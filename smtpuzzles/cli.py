@@ -360,6 +360,9 @@ def cmd_solve(args) -> int:
             raise InputError(f"{module.NAME} has no {mode} mode", "--unique" if mode == "unique" else "--count")
         if mode == "optimise" and "optimise" not in module.MODES:
             mode = module.MODES[0]
+        if args.cubes and (args.encoding or module.ENCODINGS[0]) not in module.SPLITS:
+            raise InputError(f"the {args.encoding or module.ENCODINGS[0]} encoding of {module.NAME} cannot split its "
+                             "checks into cubes", "--cubes")
         if live:
             live.start()
         try:

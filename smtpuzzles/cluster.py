@@ -26,5 +26,5 @@ def dask_client(address: str):
         raise InputError(NEEDS_DASK, "--scheduler") from None
     try:
         return Client(address, timeout=10)
-    except (OSError, TimeoutError) as exc:
+    except (OSError, TimeoutError, ValueError) as exc:  # ValueError: a malformed address
         raise InputError(f"cannot reach the Dask scheduler ({exc})", address) from None

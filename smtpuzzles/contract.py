@@ -33,6 +33,8 @@ Optional (default in brackets):
   INLINE: tuple[InlineKey, ...]             job-file keys that hold the input itself [none]
   INPUT_REQUIRED: bool                      whether INPUT (or an inline key) must be given [True]
   ACCEPTS_URLS: bool                        whether INPUT may be an http(s) address [False]
+  SPLITS: tuple[str, ...]                   encodings whose checks `solve --cubes` may split: their
+                                            Encoding.cubes proposes cubes, the core checks them [none]
   describe(instance) -> str                 a few words for `smtpuzzles results` [""]
   same_solution(instance, a, b) -> bool     two solutions are the same answer [equal as JSON]
   progress(value, proved) -> renderable     the best value so far in the live display [its JSON]
@@ -56,9 +58,10 @@ from typing import Any, Callable, Iterable, Iterator
 from smtpuzzles.errors import InputError
 
 GENERIC_FLAGS = {"out", "json", "time_limit", "resume", "engine", "encoding", "no_guide", "svg", "certify",
-                 "unique", "count", "help", "input", "puzzle"}
+                 "unique", "count", "help", "input", "puzzle", "cubes", "split_after", "scheduler"}
 # Job-file keys every puzzle has; a puzzle's options and inline keys may not reuse them.
-GENERIC_JOB_KEYS = {"name", "puzzle", "input", "unique", "count", "engine", "encoding", "time_limit", "params"}
+GENERIC_JOB_KEYS = {"name", "puzzle", "input", "unique", "count", "engine", "encoding", "time_limit", "params", "cubes",
+                    "split_after"}
 MODE_NAMES = ("optimise", "solve", "unique", "count")
 TYPE_WORDS = {bool: "true/false", int: "an integer", str: "a string", list: "a list", dict: "a table"}
 
@@ -141,7 +144,7 @@ REQUIRED = {
     "render": 3,
 }
 OPTIONAL = {
-    "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool,
+    "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0, "certify": 2, "convert": 2,
 }
 
@@ -235,6 +238,7 @@ class Puzzle:
         self.INLINE: tuple[InlineKey, ...] = tuple(getattr(source, "INLINE", ()))
         self.INPUT_REQUIRED: bool = getattr(source, "INPUT_REQUIRED", True)
         self.ACCEPTS_URLS: bool = getattr(source, "ACCEPTS_URLS", False)
+        self.SPLITS: tuple[str, ...] = tuple(getattr(source, "SPLITS", ()))
         # Hooks that are absent stay None: the audit checks a certificate only where a puzzle has one.
         self.certify: Callable[[Any, dict], tuple[bool, str]] | None = getattr(source, "certify", None)
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)

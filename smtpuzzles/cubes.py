@@ -157,6 +157,10 @@ def solve_cube(job: dict, claim: dict, timeout: float | None, stop_name: str) ->
         if _worker_state.get("key") != key:
             module = puzzles.get(job["puzzle"])
             enc = module.encode(module.from_canonical(job["instance"]), job["encoding"])
+            # A worker with another version of the encoder would answer about another formula.
+            if enc.formula.sha256 != job["base_sha256"]:
+                raise RuntimeError(f"this worker's {job['encoding']} encoding writes another base formula than the "
+                                   "run's: install the same smtpuzzles on every worker")
             _worker_state.clear()
             _worker_state.update(key=key, enc=enc, engine=make_engine(job["engine"], enc.formula, job["params"]))
         enc, engine = _worker_state["enc"], _worker_state["engine"]

@@ -176,6 +176,8 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     encoding = entry.get("encoding", module.ENCODINGS[0])
     if encoding not in module.ENCODINGS:
         raise InputError(f"encoding {encoding!r} is not one of {', '.join(module.ENCODINGS)}", where)
+    if entry.get("cubes") and encoding not in module.SPLITS:
+        raise InputError(f"the {encoding} encoding of {module.NAME} cannot split its checks into cubes", where)
     engine = entry.get("engine", defaults.get("engine"))
     params = {**defaults.get("params", {}), **entry.get("params", {})}
     # Refused here, before anything runs, rather than by the first job that builds an engine.

@@ -108,7 +108,7 @@ def test_a_run_killed_inside_a_split_resumes_without_asking_refuted_cubes_again(
 
 def test_split_runs_need_a_clausal_encoding_and_a_known_depth(cli):
     code, _, err = cli("solve", "kingtour", "--size", 4, "--encoding", "posted", "--engine", "z3", "--cubes", 1)
-    assert code == 2 and "the posted encoding cannot split its checks into cubes" in one_error_line(err)
+    assert code == 2 and "the posted encoding of kingtour cannot split its checks into cubes" in one_error_line(err)
     code, _, err = cli("solve", "kingtour", "--size", 4, "--cubes", 3)
     assert code == 2 and "--cubes" in one_error_line(err)
     code, _, err = cli("solve", "kingtour", "--size", 4, "--scheduler", "tcp://127.0.0.1:9")

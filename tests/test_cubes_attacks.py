@@ -161,7 +161,8 @@ def test_a_run_json_cube_depth_no_solve_writes_is_refused_on_resume_in_one_line(
     run["cubes"] = depth
     forge_chain(run_dir, run, steps)
     code, _, err = cli("solve", "kingtour", "--resume", run_dir)
-    assert code == 2 and f"cube depth {depth} is not one of 1, 2" in one_error_line(err)
+    line = one_error_line(err)
+    assert code == 2 and "cubes must be a depth of 1 or 2" in line and line.split(": ")[2].endswith("run.json")
 
 
 def test_a_cube_step_of_another_claim_inside_a_split_is_refused_on_resume(split_4x4, tmp_path, cli):
@@ -173,7 +174,7 @@ def test_a_cube_step_of_another_claim_inside_a_split_is_refused_on_resume(split_
     forge_chain(run_dir, run, steps[: first_cube + 1] + [dict(foreign)])
     code, _, err = cli("solve", "kingtour", "--resume", run_dir)
     line = one_error_line(err)
-    assert code == 2 and "cannot resume" in line and "in cube" in line
+    assert code == 2 and "cannot resume" in line and "left unfinished" in line
 
 
 def test_a_resumed_split_with_a_cube_recorded_twice_gives_the_brute_force_number(split_4x4, tmp_path):
@@ -269,3 +270,70 @@ def test_split_runs_on_clued_boards_give_the_brute_force_optimum(tmp_path, seed)
     board = board_with(4, "2x2", {x: grid[x[0]][x[1]] for x in cells})
     outcome, _ = runner.solve(kingtour, board, "", out_dir=tmp_path, cubes=2, split_after=0)
     assert outcome.status == "optimal" and kingtour.value_text(outcome.value) == brute(board)
+
+
+# ---------------------------------------------------------------- attacks that once succeeded
+def test_a_step_by_cubes_without_its_list_or_with_repeats_is_malformed(split_4x4, tmp_path, cli):
+    for change in ({"drop": True}, {"repeat": True}):
+        run_dir = copy_of(split_4x4, tmp_path / next(iter(change)))
+        run, steps = read_ledger(run_dir)
+        closing = steps[run["certificate"]["step"]]
+        if "drop" in change:
+            del closing["cubes"]
+        else:
+            closing["cubes"] = closing["cubes"] + closing["cubes"][:1] * 30000  # once cost the audit minutes
+        forge_chain(run_dir, run, steps)
+        code, _, err = cli("audit", run_dir)
+        line = one_error_line(err)
+        assert code == 2 and "a step by cubes must be unsat and list distinct earlier steps" in line
+        assert f"steps.jsonl line {closing['index'] + 1}" in line
+
+
+def test_a_whole_answer_forged_after_a_finished_split_stops_the_resume(split_4x4, tmp_path, cli):
+    run_dir, run, steps = interrupted_copy(split_4x4, tmp_path, 10**6)
+    split = next(s for s in steps if s.get("by") == "cubes" and s["claim"]["op"] == "exceed")
+    sat_step = next(s for s in steps if s["result"] == "sat")
+    forged = {**sat_step, "claim": split["claim"], "assumptions": split["assumptions"]}
+    forge_chain(run_dir, run, steps[: split["index"]] + [forged])
+    before = (run_dir / "steps.jsonl").read_bytes()
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and "cannot resume" in line and "is not the step closing the split" in line
+    assert (run_dir / "steps.jsonl").read_bytes() == before
+
+
+def test_a_resume_may_not_change_the_depth_of_a_split_run(split_4x4, tmp_path, cli):
+    run_dir, run, steps = interrupted_copy(split_4x4, tmp_path, 20)
+    forge_chain(run_dir, run, steps)
+    before = (run_dir / "run.json").read_bytes()
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir, "--cubes", 2)
+    assert code == 2 and "split its checks at depth 1: resume it with --cubes 1" in one_error_line(err)
+    assert (run_dir / "run.json").read_bytes() == before
+    outcome, _ = runner.resume(run_dir)  # as recorded, it finishes
+    assert outcome.status == "optimal"
+
+
+def test_a_job_that_cannot_split_is_refused_when_the_file_is_read(cli, tmp_path):
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text('[[job]]\nname = "kp"\npuzzle = "kingtour"\nsize = 4\nencoding = "posted"\nengine = "z3"\ncubes = 1\n')
+    code, _, err = cli("batch", jobs, "--out", tmp_path / "out")
+    assert code == 2 and "job kp" in one_error_line(err) and "cannot split its checks" in one_error_line(err)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("address", ["foo", "garbage://x"])
+def test_a_malformed_scheduler_address_is_one_line(cli, address):
+    code, _, err = cli("solve", "kingtour", "--size", 4, "--cubes", 1, "--scheduler", address)
+    assert code == 2 and "Dask scheduler" in one_error_line(err)
+
+
+def test_a_worker_with_another_encoder_refuses_to_answer(split_4x4):
+    from smtpuzzles.cubes import solve_cube
+
+    run, _ = read_ledger(split_4x4)
+    job = {"puzzle": "kingtour", "instance": run["instance"], "encoding": "onehot-sym", "engine": "sat", "params": {},
+           "base_sha256": "0" * 64}
+    with pytest.raises(RuntimeError, match="writes another base formula"):
+        solve_cube(job, {"op": "first", "cube": ["v0_0_0"]}, None, "no-such-event")
+    job["base_sha256"] = run["base"]["sha256"]
+    assert solve_cube(job, {"op": "first", "cube": ["v0_0_0"]}, None, "no-such-event")["status"] == "sat"

@@ -20,6 +20,7 @@ from smtpuzzles.symmetry import Lemma
 NAME = "kingtour"
 SUMMARY = "a Sudoku and a king's tour over it whose digits, read along the tour, form the largest number"
 ENCODINGS = ("onehot-sym", "onehot", "posted")
+SPLITS = ("onehot-sym", "onehot")  # checks split by the tour's first cells (`solve --cubes`)
 DEFAULT_ENGINE = "sat"  # measured in scripts/bench_kingtour.py: python-sat's Glucose far ahead of z3 here
 MODES = ("optimise",)
 DIGIT_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
