@@ -40,7 +40,7 @@ DEFAULTS = {
     "smtpuzzles/puzzles/kingtour.py:referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/nonary.py:replay,referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/tatamibari.py:referee,shape_fits": REFEREE_TESTS,
-    "smtpuzzles/puzzles/rogue.py:referee,check_closed": REFEREE_TESTS,
+    "smtpuzzles/puzzles/rogue.py:referee,walk_of,check_closed": REFEREE_TESTS,
     "smtpuzzles/driver.py": ["tests/test_failure_paths.py"],
     "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",
                              "tests/test_ledger_mutants.py"],
