@@ -150,3 +150,26 @@ def test_a_run_recorded_before_the_leap_resumes_climbing(tmp_path):
     assert after[:cut] == steps[:cut]
     raised = steps[cut - 1]
     assert after[cut]["claim"] == {**raised["claim"], "than": raised["value"][raised["claim"]["pos"]]}
+
+
+@pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3"), (6, "3x2"), (8, "2x4"), (9, "3x3"), (10, "5x2"),
+                                      (12, "3x4"), (16, "4x4"), (15, "3x5")])
+def test_the_snake_guess_is_a_solution_the_referee_accepts(size, box):
+    board = kingtour.parse(size, box, None)
+    guess = kingtour.snake_solution(board)
+    assert kingtour.referee(board, guess) == []
+    assert guess["tour"][0][0] == 1  # it starts in the corner, which the symmetry breaking allows
+    assert kingtour.value(board, guess)[0] == size  # renamed: the first digit read is the largest
+
+
+def test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_check_at_once(tmp_path):
+    from smtpuzzles import run as runner
+    from smtpuzzles.engines import make_engine
+
+    assert kingtour.encode(kingtour.parse(4, "2x2", "1...\n....\n....\n....")).guess is None
+    enc = kingtour.encode(kingtour.parse(12, "3x4", None))
+    engine = make_engine("sat", enc.formula)
+    engine.guide(enc.guess)
+    answer = engine.check([], None)
+    assert answer.status == "sat" and answer.stats.get("guided") == 1
+    assert kingtour.referee(kingtour.parse(12, "3x4", None), enc.decode(answer.model)) == []
