@@ -46,7 +46,8 @@ def main() -> int:
     baseline = time.perf_counter() - started
     print(f"{'whole check, one engine':28} {whole.status:6} {baseline:8.1f} s", flush=True)
 
-    job = {"puzzle": "kingtour", "instance": run["instance"], "encoding": args.encoding, "engine": "sat", "params": {}}
+    job = {"puzzle": "kingtour", "instance": run["instance"], "encoding": args.encoding, "engine": "sat", "params": {},
+           "base_sha256": enc.formula.sha256}
     for workers in args.workers:
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       dashboard_address=None) as cluster, distributed.Client(cluster) as client:
