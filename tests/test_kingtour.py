@@ -162,8 +162,7 @@ def test_the_snake_guess_is_a_solution_the_referee_accepts(size, box):
     assert kingtour.value(board, guess)[0] == size  # renamed: the first digit read is the largest
 
 
-def test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_check_at_once(tmp_path):
-    from smtpuzzles import run as runner
+def test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_check_at_once():
     from smtpuzzles.engines import make_engine
 
     assert kingtour.encode(kingtour.parse(4, "2x2", "1...\n....\n....\n....")).guess is None
