@@ -125,10 +125,21 @@ def _lex(out: Progress, steps: list[dict], where: str) -> None:
             if out.length is None or not 0 <= pos < out.length:
                 raise _bad(s, where, f"the claim's position {pos} is outside the vector")
             per_position[pos] = per_position.get(pos, 0.0) + float(s.get("seconds", 0))
-            if s["result"] == "unsat" and "cube" not in claim:  # one refuted cube proves no position
+            # A question at a position stands on a proved prefix; an UNSAT answer closes its
+            # position when it refutes more than the best value there (a leap's refutations from
+            # the top down leave the position open until its SAT answer, which the next question's
+            # prefix then shows). One refuted cube proves nothing.
+            prefix = claim.get("prefix")
+            if isinstance(prefix, list):
+                out.proved = max(out.proved, len(prefix))
+            if s["result"] == "unsat" and "cube" not in claim and out.best is not None \
+                    and claim.get("than") == out.best[pos]:
                 out.proved = max(out.proved, pos + 1)
-        elif claim["op"] == "lex_greater" and s["result"] == "unsat" and "cube" not in claim:
-            out.closed = True
+        elif claim["op"] == "lex_greater":
+            if out.length is not None:
+                out.proved = out.length  # the driver asks it only once every position is closed
+            if s["result"] == "unsat" and "cube" not in claim:
+                out.closed = True
     if out.length is None:
         return
     out.current_seconds = per_position.get(out.proved, 0.0)

@@ -148,10 +148,15 @@ def unseal(run_dir: Path, keep: int, torn: bytes = b"") -> None:
     (run_dir / "steps.jsonl").write_bytes(b"".join(lines[:keep]) + torn)
 
 
-def hand_count(lines: list[dict]) -> tuple[int, list[int], int]:
-    """(positions proved, best vector, solver checks): the driver fixes positions in order, each by
-    one UNSAT `exceed` answer, and every SAT answer beats the one before it."""
-    proved = sum(1 for s in lines if s["claim"]["op"] == "exceed" and s["result"] == "unsat")
+def hand_count(lines: list[dict], whole: list[dict]) -> tuple[int, list[int], int]:
+    """(positions proved, best vector, solver checks) after `lines`, the first steps of the finished
+    run `whole`: a position is proved once the last question the whole run asked about it is
+    answered (positions close in order), and every SAT answer beats the one before it."""
+    last = {}
+    for s in whole:
+        if s["claim"]["op"] == "exceed":
+            last[s["claim"]["pos"]] = s["index"]
+    proved = sum(1 for index in last.values() if index < len(lines))
     best = [s for s in lines if s["result"] == "sat"][-1]["value"]
     return proved, best, sum(1 for s in lines if s["by"] == "solver")
 
@@ -180,12 +185,12 @@ def test_show_reads_a_run_while_its_writer_holds_the_lock(cli, capsys, tmp_path)
         capsys.readouterr()
         shown["code"] = main(["show", str(run_dir)])
         shown["out"], shown["err"] = capsys.readouterr()
-        shown["counted"] = hand_count(list(seen))
+        shown["seen"] = list(seen)
 
     outcome, ledger = runner.solve(module, instance, "", out_dir=out_dir, engine="sat", on_step=on_step)
     assert outcome.status == "optimal"
     assert shown["code"] == 0, shown["err"]
-    proved, best, checks = shown["counted"]
+    proved, best, checks = hand_count(shown["seen"], read_ledger(ledger.dir)[1])
     out = shown["out"]
     assert f"position {proved + 1} of 36 ({proved} proved" in out
     assert module.value_json(best) in out.replace(" ", "").replace("│", "")
@@ -199,7 +204,7 @@ def test_show_on_an_unsealed_run_with_a_half_written_last_line(cli):
     unseal(run_dir, 30, torn=b'{"assumptions":[],"by":"sol')
     progress = live.read_live(run_dir).progress
     assert progress.steps == 30  # the half line is left out
-    proved, best, checks = hand_count(full[:30])
+    proved, best, checks = hand_count(full[:30], full)
     assert (progress.proved, progress.best, progress.checks) == (proved, best, checks)
     code, out, err = cli("show", run_dir)
     assert code == 0, err
@@ -212,6 +217,7 @@ def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
     the writer seals it, the whole picture."""
     run_dir = solve_6x6(cli)
     sealed_run, sealed_steps = ((run_dir / name).read_bytes() for name in ("run.json", "steps.jsonl"))
+    _, full = read_ledger(run_dir)
     unseal(run_dir, 30)
     _, partial = read_ledger(run_dir)
     pauses = []
@@ -228,7 +234,7 @@ def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
     saved = svg.read_text()  # the final picture only, not the frames before it
     assert "optimal" in saved and "running" not in saved
     assert pauses == [live.FOLLOW_SECONDS]  # read twice: running, then sealed
-    proved, _, _ = hand_count(partial)
+    proved, _, _ = hand_count(partial, full)
     lines = out.splitlines()
     assert lines[0].startswith(f"progress: position {proved + 1} of 36, {proved} proved;")
     assert "optimal" in out and "progress: all 36 positions proved;" in out
