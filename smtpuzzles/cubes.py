@@ -15,6 +15,7 @@ thread-safe interrupt.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import uuid
@@ -143,6 +144,9 @@ def _leave_worker_pool() -> bool:
 # a worker serving many runs holds one formula).
 _worker_state: dict = {}
 _worker_lock = threading.Lock()
+# Dropped before the interpreter tears its modules down: a solver freed after that prints
+# "Exception ignored in __del__" from python-sat.
+atexit.register(_worker_state.clear)
 
 
 def solve_cube(job: dict, claim: dict, timeout: float | None, stop_name: str) -> dict:
