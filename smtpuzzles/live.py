@@ -107,6 +107,7 @@ def _bad(step: dict, where: str, message: str) -> LedgerError:
 
 def _lex(out: Progress, steps: list[dict], where: str) -> None:
     per_position: dict[int, float] = {}
+    refuted: set[tuple] = set()  # (prefix, position, than) of the UNSAT questions
     for s in steps:
         claim = s["claim"]
         if s["result"] == "sat":
@@ -125,16 +126,23 @@ def _lex(out: Progress, steps: list[dict], where: str) -> None:
             if out.length is None or not 0 <= pos < out.length:
                 raise _bad(s, where, f"the claim's position {pos} is outside the vector")
             per_position[pos] = per_position.get(pos, 0.0) + float(s.get("seconds", 0))
-            # A question at a position stands on a proved prefix; an UNSAT answer closes its
-            # position when it refutes more than the best value there (a leap's refutations from
-            # the top down leave the position open until its SAT answer, which the next question's
-            # prefix then shows). One refuted cube proves nothing.
+            # A question at a position stands on a proved prefix. An UNSAT answer closes its
+            # position when it refutes more than the best value there; refutations from the top
+            # down leave it open until a SAT answer lands just below one of them. One refuted cube
+            # proves nothing.
             prefix = claim.get("prefix")
             if isinstance(prefix, list):
                 out.proved = max(out.proved, len(prefix))
-            if s["result"] == "unsat" and "cube" not in claim and out.best is not None \
-                    and claim.get("than") == out.best[pos]:
-                out.proved = max(out.proved, pos + 1)
+            if "cube" in claim or not isinstance(prefix, list):
+                continue
+            asked = (tuple(prefix), pos, claim.get("than"))
+            if s["result"] == "unsat":
+                refuted.add(asked)
+                if out.best is not None and claim.get("than") == out.best[pos]:
+                    out.proved = max(out.proved, pos + 1)
+            elif s["result"] == "sat" and isinstance(asked[2], int) and (asked[0], pos, asked[2] + 1) in refuted \
+                    and out.best is not None and out.best[pos] == asked[2] + 1:
+                out.proved = max(out.proved, pos + 1)  # descending: everything above it was refuted
         elif claim["op"] == "lex_greater":
             if out.length is not None:
                 out.proved = out.length  # the driver asks it only once every position is closed

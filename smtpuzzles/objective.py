@@ -43,7 +43,7 @@ class LexMax:
 
 # How the driver raises a lexicographic position (driver._lex): a run records its search so a
 # resume asks the same questions in the same order.
-SEARCHES = ("leap", "climb")
+SEARCHES = ("descend", "leap", "climb")
 
 
 @dataclass

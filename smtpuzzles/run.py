@@ -111,9 +111,9 @@ class Settings:
     cubes: int = 0  # every check split into the puzzle's cubes of this depth (0: not split)
     scheduler: str | None = None  # where cubes run: a Dask scheduler, or here one by one (None)
     split_after: float = 5.0  # seconds a whole check may take before it is split into cubes
-    # How a lexicographic position is raised (driver.SEARCHES). Runs recorded before `leap` carry
+    # How a lexicographic position is raised (objective.SEARCHES). Runs recorded before searches
     # no key and climbed: a resume must ask the same questions in the same order.
-    search: str = "leap"
+    search: str = "descend"
 
     def record(self) -> dict:
         # The scheduler, like the time limit's session, is where the work ran, not what was asked.
@@ -179,7 +179,7 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
-          split_after: float = 5.0, search: str = "leap", on_step: Callable[[dict], None] | None = None,
+          split_after: float = 5.0, search: str = "descend", on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     mode = mode or module.MODES[0]

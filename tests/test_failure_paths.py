@@ -217,7 +217,7 @@ class Scripted:
 
 
 def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", limit=None, time_limit=None, replay=None,
-                 search="leap"):
+                 search="descend"):
     """(outcome, recorded steps, engine) of the driver on a scripted engine. Models are the
     solutions themselves; a solution's value is its "v"."""
     formula = Formula.from_cnf(CNF())
@@ -331,7 +331,7 @@ def lex(length=2, domain=(1, 2, 3), multiplicity=None):
 
 def test_lexicographic_maximum_position_by_position():
     script = [sat([1, 1]), sat([2, 1]), ("unsat", None), ("unsat", None), ("unsat", None)]
-    outcome, steps, _ = run_scripted(lex(), script)
+    outcome, steps, _ = run_scripted(lex(), script, search="climb")
     assert (outcome.status, outcome.value) == ("optimal", [2, 1])
     assert outcome.extra == {"proved_digits": 2}
     assert claims(steps)[1:] == [
@@ -370,10 +370,23 @@ def test_a_raised_position_leaps_to_the_top_and_comes_down():
     than"): the first SAT (at "more than 2") is the position's maximum, with no further question."""
     script = [sat([1, 1, 1]), sat([2, 1, 1]), ("unsat", None), ("unsat", None), sat([3, 1, 1]),
               ("unsat", None), ("unsat", None), ("unsat", None)]
-    outcome, steps, _ = run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), script)
+    outcome, steps, _ = run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), script, search="leap")
     assert (outcome.status, outcome.value) == ("optimal", [3, 1, 1])
     assert [(c["prefix"], c["than"]) for c in claims(steps) if c["op"] == "exceed"] == [
         ([], 1), ([], 4), ([], 3), ([], 2), ([3], 1), ([3, 1], 1)]
+
+
+def test_descend_asks_each_position_from_the_top_down():
+    """The default: at most one SAT question per position. Position 0 is refuted at 5 and 4 and
+    reaches 3; positions 1 and 2 are refuted from 5 down to "more than 1", so 1 is their maximum."""
+    refuted = [("unsat", None)] * 4
+    script = [sat([1, 1, 1]), ("unsat", None), ("unsat", None), sat([3, 1, 1])] + refuted + refuted + [("unsat", None)]
+    outcome, steps, _ = run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), script)
+    assert (outcome.status, outcome.value) == ("optimal", [3, 1, 1])
+    assert [(c["prefix"], c["than"]) for c in claims(steps) if c["op"] == "exceed"] == [
+        ([], 4), ([], 3), ([], 2), ([3], 4), ([3], 3), ([3], 2), ([3], 1), ([3, 1], 4), ([3, 1], 3), ([3, 1], 2),
+        ([3, 1], 1)]
+    assert claims(steps)[-1] == {"op": "lex_greater", "best": [3, 1, 1]}
 
 
 def test_runs_recorded_before_the_leap_climb_one_value_at_a_time():
@@ -387,14 +400,17 @@ def test_runs_recorded_before_the_leap_climb_one_value_at_a_time():
 
 def test_a_leap_that_lands_below_what_it_asked_is_refused():
     with pytest.raises(drv.RefereeRejected, match="does not meet the claim at position 1"):
-        run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), [sat([1, 1, 1]), sat([2, 1, 1]), sat([3, 1, 1])])
+        run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), [sat([1, 1, 1]), sat([2, 1, 1]), sat([3, 1, 1])], search="leap")
+    with pytest.raises(drv.RefereeRejected, match="does not meet the claim at position 1"):
+        run_scripted(lex(3, domain=(1, 2, 3, 4, 5)), [sat([1, 1, 1]), sat([4, 1, 1])])  # asked for 5
 
 
 def test_lexicographic_unknown_keeps_the_digits_proved():
-    outcome, _, _ = run_scripted(lex(), [sat([1, 1]), ("unsat", None), ("unknown", None)])
+    outcome, _, _ = run_scripted(lex(), [sat([1, 1]), ("unsat", None), ("unknown", None)], search="climb")
     assert (outcome.status, outcome.value, outcome.extra) == ("unknown", [1, 1], {"proved_digits": 1})
     assert outcome.certificate is None
-    outcome, _, _ = run_scripted(lex(), [sat([2, 2]), ("unsat", None), ("unsat", None), ("unknown", None)])
+    outcome, _, _ = run_scripted(lex(), [sat([2, 2]), ("unsat", None), ("unsat", None), ("unknown", None)],
+                                 search="climb")
     assert (outcome.status, outcome.extra, outcome.certificate) == ("unknown", {"proved_digits": 2}, None)
 
 
@@ -669,7 +685,7 @@ def run_watched(objective, script, **kwargs):
 
     rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], record, time_limit=None,
                        on_step=told.append, on_solution=lambda s, v: solutions.append((s, v)))
-    outcome = drv.run_objective(rec, kwargs.get("mode", "optimise"), kwargs.get("limit"))
+    outcome = drv.run_objective(rec, kwargs.get("mode", "optimise"), kwargs.get("limit"), kwargs.get("search", "descend"))
     assert told == steps  # every recorded step is shown, once, in order
     return outcome, steps, solutions, rec
 
@@ -682,7 +698,8 @@ def test_every_outcome_carries_the_best_solution_and_its_value():
     assert (outcome.status, outcome.value, outcome.solution) == ("unknown", 0, {"v": 0})
     outcome, _, solutions, _ = run_watched(climb(descend=True, upper=3), [sat(0), ("unsat", None), sat(2), ("unsat", None)])
     assert (outcome.value, outcome.solution) == (2, {"v": 2}) and solutions[-1] == ({"v": 2}, 2)
-    outcome, _, solutions, _ = run_watched(lex(), [sat([1, 1]), sat([2, 1]), ("unsat", None), ("unknown", None)])
+    outcome, _, solutions, _ = run_watched(lex(), [sat([1, 1]), sat([2, 1]), ("unsat", None), ("unknown", None)],
+                                           search="climb")
     assert (outcome.value, outcome.solution) == ([2, 1], {"v": [2, 1]}) and solutions[-1] == ({"v": [2, 1]}, [2, 1])
     outcome, _, _, _ = run_watched(lex(), [sat([3, 3]), ("unknown", None)])
     assert (outcome.status, outcome.value, outcome.solution) == ("unknown", [3, 3], {"v": [3, 3]})
