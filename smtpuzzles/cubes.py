@@ -21,6 +21,7 @@ import time
 import uuid
 from typing import Iterator, Sequence
 
+from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.objective import claim_terms
 
 MAX_CUBE = 8  # literals in one cube; a run folder's cube longer than this is malformed
@@ -108,15 +109,24 @@ class DaskCubes:
         self.job = job  # puzzle, instance (canonical), encoding, engine, params
 
     def run(self, claims: list[dict], timeout: float | None) -> Iterator[tuple[int, dict]]:
-        from dask.distributed import Event, as_completed
+        from dask.distributed import Event, wait
 
         stop_name = f"smtpuzzles-stop-{uuid.uuid4().hex}"
         futures = {self.client.submit(solve_cube, self.job, claim, timeout, stop_name, pure=False): i
                    for i, claim in enumerate(claims)}
         seceded = _leave_worker_pool()
         try:
-            for future in as_completed(list(futures)):
-                yield futures[future], future.result()
+            pending = set(futures)
+            while pending:
+                # Waits in short slices, so the run's first Ctrl-C stops the split at once.
+                if ctrl_c_pressed():
+                    raise KeyboardInterrupt
+                try:
+                    done, pending = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
+                except TimeoutError:  # (distributed's, a subclass) nothing finished in this slice
+                    continue
+                for future in sorted(done, key=futures.get):
+                    yield futures[future], future.result()
         finally:  # the consumer has what it needs (a SAT cube) or stopped: stop the rest
             if any(not f.done() for f in futures):
                 Event(stop_name, client=self.client).set()

@@ -172,3 +172,35 @@ def test_a_long_run_can_be_split_from_its_resume_on(tmp_path):
     assert run["cubes"] == 1 and after[: len(steps) // 2] == steps[: len(steps) // 2]
     assert any(s.get("by") == "cubes" for s in after)
     assert audit(resumed.dir, resolve="certificate").verdict == "clean"
+
+
+def test_ctrl_c_while_cubes_run_on_dask_stops_the_run_interrupted_and_resumable(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "runs"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        child = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--cubes", "2",
+                                  "--split-after", "0", "--scheduler", cluster.scheduler_address, "--out", str(out)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # some cubes answered: the split is under way
+            steps = list(out.glob("*/steps.jsonl"))
+            if steps and len(steps[0].read_text().splitlines()) >= 5:
+                break
+            time.sleep(0.2)
+        child.send_signal(signal.SIGINT)
+        try:
+            _, err = child.communicate(timeout=60)
+        finally:
+            child.kill()
+    assert child.returncode == 130, err
+    assert "Traceback" not in err
+    run_dir = next(out.iterdir())
+    run, _ = read_ledger(run_dir)
+    assert run["status"] == "interrupted" and run["cubes"] == 2
+    assert audit(run_dir).exit_code == 0
+    assert os.path.exists(run_dir / "solution.json")

@@ -78,6 +78,11 @@ def ctrl_c_between_steps():
         _ctrl_c.clear()
 
 
+def ctrl_c_pressed() -> bool:
+    """Whether the run's first Ctrl-C is waiting to stop it (for waits that are not solver calls)."""
+    return _ctrl_c.is_set()
+
+
 def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout: float | None):
     """Run a native solver call in a thread so that Ctrl-C and time limits can stop it.
 
