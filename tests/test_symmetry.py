@@ -146,3 +146,54 @@ def test_the_audit_checks_the_lemma_and_the_run_records_it(cli):
     report = json.loads(out)
     assert code == 0
     assert any(f["section"] == "symmetry" and f["ok"] for f in report["findings"])
+
+
+def test_each_refusal_is_the_whole_sentence():
+    """Whole messages, not fragments: what a user reads is what is checked."""
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    assert tampered(enc, lemma, breaking=("v0_0_0", "nosuch")) == [
+        "the breaking or covered clause names a variable the formula lacks"]
+    assert tampered(enc, lemma, covered=("_s17",)) == ["the breaking or covered clause names a variable the formula lacks"]
+    assert tampered(enc, lemma, breaking=("v0_0_0",)) == ["the breaking clause is not the formula's last clause"]
+    one = dict(lemma.generators[0])
+    assert tampered(enc, lemma, generators=({**one, "d0_0_1": "d0_0_1"},)) == [
+        "generator 1: not a permutation (its image is not its domain)"]
+    assert tampered(enc, lemma, generators=({"v0_0_0": "nosuch", "nosuch": "v0_0_0"},)) == [
+        "generator 1: moves a variable the formula lacks or an auxiliary one"]
+    assert symmetry.check(type(enc.formula)("QF_UF", ""), enc.objective, lemma) == (
+        ["the formula has no clausal view to check a symmetry against"], "")
+    enc.formula.cnf.clauses[-1] = [enc.formula.cnf.index["v0_0_0"]]
+    assert tampered(enc, lemma, breaking=("v0_0_0",), covered=("v0_0_0", "v0_0_1")) == [
+        "the covered clause is not a clause of the base"]
+
+
+def test_a_swap_of_digits_without_their_visits_names_a_clause_it_breaks():
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    swap = {f"d0_1_{k}": f"d1_0_{k}" for k in range(1, 5)}  # cells swapped in the Sudoku, not in the tour
+    swap.update({v: k for k, v in swap.items()})
+    [problem] = tampered(enc, lemma, generators=(swap,))
+    assert problem.startswith("generator 1: maps base clause (") and problem.endswith(") outside the base")
+    shown = problem.split("(", 1)[1].rsplit(")", 1)[0].split()
+    assert any(lit.lstrip("-") in swap for lit in shown)  # a clause the swap moves, written literal by literal
+
+
+def test_blocks_must_own_their_auxiliaries_and_stay_inside_the_base():
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    cnf = enc.formula.cnf
+    (lits, start, end), second = cnf.amo_blocks[0], cnf.amo_blocks[1]
+    cnf.amo_blocks[1] = (lits, start, end)  # two blocks claiming the same counter
+    assert symmetry.check(enc.formula, enc.objective, lemma)[0] == [
+        "at-most-one block 1 is not a sequential counter with its own auxiliaries"]
+    cnf.amo_blocks[1] = second
+    cnf.amo_blocks.append((lits, len(cnf.clauses) - 1, len(cnf.clauses) + 3 * (len(lits) - 1) - 1))
+    number = len(cnf.amo_blocks) - 1
+    assert symmetry.check(enc.formula, enc.objective, lemma)[0] == [
+        f"at-most-one block {number} is not a sequential counter with its own auxiliaries"]
+
+
+def test_the_group_limit_is_64_permutations():
+    names = [f"x{i}" for i in range(65)]
+    for size, expected in ((64, 64), (65, None)):
+        cycle = {a: b for a, b in zip(names[:size], names[1:size] + names[:1])}
+        closure = symmetry._closure([cycle])
+        assert (len(closure) if closure else None) == expected
