@@ -160,6 +160,8 @@ def _lex(out: Progress, steps: list[dict], where: str) -> None:
         out.remaining, out.remaining_why = 0.0, "none: the closing check is refuted"
     elif left == 0:
         out.remaining_why = "every position is proved; the closing check is left"
+    elif out.per_position == 0:
+        out.remaining_why = "only positions closed by the bound so far, which cost nothing"
     elif out.per_position is not None:
         out.remaining = left * out.per_position
         out.remaining_why = f"{left} left x {duration(out.per_position)} (mean of last {len(closed)})"

@@ -325,3 +325,16 @@ def test_the_solve_view_shows_the_same_fields_within_80_columns():
     assert "checks/min" in out and "slowest" in out and "estimate rough: ~" in out
     assert "number (144 digits, 46 proved)" in out
     assert all(len(line) <= 80 for line in view.lines()) and len(view.lines()) == 4
+
+
+def test_no_estimate_from_positions_that_cost_nothing():
+    """A long board whose only closed position was settled by the bound (no solver time): there is
+    nothing to reckon the rest from, and the picture says so instead of "255 left x 0.00s"."""
+    steps = [
+        {"index": 0, "claim": {"op": "first"}, "result": "sat", "by": "solver", "seconds": 3.1, "value": [4, 3, 2, 1]},
+        {"index": 1, "claim": {"op": "exceed", "prefix": [], "pos": 0, "than": 4}, "result": "unsat", "by": "bound",
+         "seconds": 0.0},
+    ]
+    progress = live.summarise(steps, "lex", where="steps.jsonl")
+    assert (progress.proved, progress.remaining) == (1, None)
+    assert progress.remaining_why == "only positions closed by the bound so far, which cost nothing"
