@@ -204,3 +204,17 @@ def test_ctrl_c_while_cubes_run_on_dask_stops_the_run_interrupted_and_resumable(
     assert run["status"] == "interrupted" and run["cubes"] == 2
     assert audit(run_dir).exit_code == 0
     assert os.path.exists(run_dir / "solution.json")
+
+
+def test_cube_refusals_are_whole_sentences_and_the_length_limit_is_exact():
+    from smtpuzzles.cubes import MAX_CUBE
+
+    enc = kingtour.encode(kingtour.parse(4, "2x2", None), "onehot")
+    cnf = enc.formula.cnf
+    assert coverage_problem(cnf, []) == "no cubes"
+    assert coverage_problem(cnf, [["v9_9_9", "v0_0_0"]]) == \
+        "cube 'v9_9_9 v0_0_0' names a variable the formula lacks or is too long"
+    # A cube of MAX_CUBE literals is read (and found not to cover); one literal more is refused unread.
+    walk = [f"v{t}_0_{t}" if t < 4 else f"v{t}_1_{7 - t}" for t in range(MAX_CUBE)]
+    assert coverage_problem(cnf, [walk]).startswith("the cubes leave out a case")
+    assert coverage_problem(cnf, [walk + ["v8_2_0"]]).endswith("names a variable the formula lacks or is too long")
