@@ -226,8 +226,8 @@ def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int], sear
 
     - `descend` (the default): ask for the largest value left there, then the one below, down to
       the best value's: the first SAT answer is the position's maximum, and if none comes the best
-      value is. SAT answers cost the King's tour far more than UNSAT ones (9x9: 0.2 s against
-      0.01 s), and this asks at most one SAT question per position;
+      value is. Where SAT answers cost far more than UNSAT ones (measured in scripts/bench_kingtour.py:
+      0.2 s against 0.01 s on its 9x9 board), this asks at most one SAT question per position;
     - `leap` (runs made while it was the default): ask for more than the best value first, and
       descend from the top only after that raised it;
     - `climb` (runs recorded before): ask for more than the best value until UNSAT, one SAT answer
