@@ -337,3 +337,20 @@ def test_a_worker_with_another_encoder_refuses_to_answer(split_4x4):
         solve_cube(job, {"op": "first", "cube": ["v0_0_0"]}, None, "no-such-event")
     job["base_sha256"] = run["base"]["sha256"]
     assert solve_cube(job, {"op": "first", "cube": ["v0_0_0"]}, None, "no-such-event")["status"] == "sat"
+
+
+@pytest.mark.parametrize("change", ["foreign cube", "other assumptions"])
+def test_a_recorded_cube_that_is_not_one_of_today_s_stops_the_resume_naming_both(split_4x4, tmp_path, cli, change):
+    run_dir, run, steps = interrupted_copy(split_4x4, tmp_path, 10**6)
+    first_cube = next(s for s in steps if "cube" in s["claim"] and s["claim"]["op"] == "exceed")
+    forged = dict(first_cube)
+    if change == "foreign cube":  # (3, 3) is no start under the symmetry breaking: not one of the 3 cubes
+        forged["claim"] = {**first_cube["claim"], "cube": ["v0_3_3"]}
+        forged["assumptions"] = first_cube["assumptions"][:-1] + ["v0_3_3"]
+    else:
+        forged["assumptions"] = first_cube["assumptions"][:-1] + ["v0_3_3"]
+    forge_chain(run_dir, run, steps[: first_cube["index"]] + [forged])
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and f"cannot resume: step {first_cube['index']} asked" in line
+    assert "not one of today's cubes for 'with prefix" in line
