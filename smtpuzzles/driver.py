@@ -220,7 +220,7 @@ def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = Non
     return _satisfy(rec, objective, solution, value, mode, limit)
 
 
-def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int], search: str = "descend") -> Outcome:
+def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int], search: str) -> Outcome:
     """Position by position, with the proved prefix fixed. A position already at the largest value
     with copies left needs no solver call (a `bound` step). Otherwise, by `search`:
 

@@ -218,3 +218,37 @@ def test_cube_refusals_are_whole_sentences_and_the_length_limit_is_exact():
     walk = [f"v{t}_0_{t}" if t < 4 else f"v{t}_1_{7 - t}" for t in range(MAX_CUBE)]
     assert coverage_problem(cnf, [walk]).startswith("the cubes leave out a case")
     assert coverage_problem(cnf, [walk + ["v8_2_0"]]).endswith("names a variable the formula lacks or is too long")
+
+
+def test_a_split_check_reports_exactly_what_it_recorded():
+    """The Recorder on its own: every cube refuted gives ("unsat", None, None), a closing step by
+    cubes listing them that on_step is told of, and each cube asked under the run's time limit."""
+    from smtpuzzles.driver import Recorder
+    from smtpuzzles.formula import CNF, Formula
+    from smtpuzzles.objective import Encoding, Satisfy
+
+    class Refuting:
+        def __init__(self):
+            self.timeouts = []
+
+        def run(self, claims, timeout):
+            self.timeouts.append(timeout)
+            for i, _ in enumerate(claims):
+                yield i, {"status": "unsat", "stats": {}, "seconds": 0.5, "engine": "fake", "core": None}
+
+    steps, told = [], []
+
+    def record(step):
+        steps.append({"index": len(steps), **step})
+        return steps[-1]
+
+    runner_ = Refuting()
+    enc = Encoding("fake", 1, Formula.from_cnf(CNF()), Satisfy(lambda s: None), lambda model: {})
+    rec = Recorder(enc, lambda: None, lambda s: 0, lambda s: [], record, time_limit=7.5, on_step=told.append,
+                   cubes=[["a"], ["b"]], cube_runner=runner_, split_after=0)
+    assert rec.check({"op": "first"}) == ("unsat", None, None)
+    assert runner_.timeouts == [7.5]
+    assert [s["claim"] for s in steps] == [{"op": "first", "cube": ["a"]}, {"op": "first", "cube": ["b"]}, {"op": "first"}]
+    closing = steps[-1]
+    assert (closing["by"], closing["cubes"], closing["result"], closing["seconds"]) == ("cubes", [0, 1], "unsat", 0.0)
+    assert told == steps
