@@ -70,3 +70,20 @@ def best_overall(n: int, br: int, bc: int) -> list[int]:
     for grid in sudokus(n, br, bc):
         best = best_reading(grid, best)
     return best
+
+
+def best_with_clues(n: int, br: int, bc: int, clues) -> list[int]:
+    """The best reading over every Sudoku that agrees with `clues` (rows of ints, 0 where empty)."""
+    best: list[int] = []
+    for grid in sudokus(n, br, bc):
+        if all(not clues[r][c] or clues[r][c] == grid[r][c] for r in range(n) for c in range(n)):
+            best = best_reading(grid, best)
+    return best
+
+
+def clue_text(size: int, clues: dict) -> str:
+    """A clue grid as the puzzle's input reads it: {(row, col): digit}, '.' elsewhere."""
+    rows = [["."] * size for _ in range(size)]
+    for (r, c), d in clues.items():
+        rows[r][c] = str(d)
+    return "\n".join("".join(row) for row in rows)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pysat.solvers import Solver
 
-from brute_kingtour import best_reading, sudokus
+from brute_kingtour import best_with_clues, clue_text, sudokus
 from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import run as runner
@@ -29,18 +29,11 @@ GRIDS_4x4 = list(sudokus(4, 2, 2))  # 288, with 2x2 boxes
 
 
 def board_with(size: int, box: str, clues: dict) -> kingtour.Board:
-    rows = [["."] * size for _ in range(size)]
-    for (r, c), d in clues.items():
-        rows[r][c] = str(d)
-    return kingtour.parse(size, box, "\n".join("".join(row) for row in rows))
+    return kingtour.parse(size, box, clue_text(size, clues))
 
 
 def brute(board: kingtour.Board) -> str:
-    best: list[int] = []
-    for grid in sudokus(board.size, board.box_rows, board.box_cols):
-        if all(not board.clues[r][c] or board.clues[r][c] == grid[r][c] for r, c in board.cells):
-            best = best_reading(grid, best)
-    return "".join(map(str, best))
+    return "".join(map(str, best_with_clues(board.size, board.box_rows, board.box_cols, board.clues)))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from brute_kingtour import best_reading, sudokus
+from brute_kingtour import best_with_clues, clue_text, sudokus
 from smtpuzzles import run as runner
 from smtpuzzles import symmetry
 from smtpuzzles.puzzles import kingtour
@@ -18,18 +18,11 @@ from smtpuzzles.symmetry import Lemma
 
 
 def board_with(size: int, box: str, clues: dict) -> kingtour.Board:
-    rows = [["."] * size for _ in range(size)]
-    for (r, c), d in clues.items():
-        rows[r][c] = str(d)
-    return kingtour.parse(size, box, "\n".join("".join(row) for row in rows))
+    return kingtour.parse(size, box, clue_text(size, clues))
 
 
 def brute(board: kingtour.Board) -> str:
-    best: list[int] = []
-    for grid in sudokus(board.size, board.box_rows, board.box_cols):
-        if all(not board.clues[r][c] or board.clues[r][c] == grid[r][c] for r, c in board.cells):
-            best = best_reading(grid, best)
-    return "".join(map(str, best))
+    return "".join(map(str, best_with_clues(board.size, board.box_rows, board.box_cols, board.clues)))
 
 
 def lemma_of(board):
