@@ -39,6 +39,31 @@ def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir):
         assert report["value"] == SEED_RECORD_9X9
 
 
+UNFINISHED = [d for d in RUNS if json.loads((d / "run.json").read_text())["status"] in ("interrupted", "unknown")]
+
+
+def test_the_long_runs_published_unfinished_are_12_and_16():
+    assert sorted(instance(d) for d in UNFINISHED) == [(12, "3x4"), (16, "4x4")]
+
+
+@pytest.mark.parametrize("run_dir", UNFINISHED, ids=lambda d: "x".join(map(str, instance(d)[:1] * 2)))
+def test_each_unfinished_run_claims_nothing_and_its_best_number_passes_the_referee(cli, run_dir):
+    """Published as they stood when stopped: the audit finds the folder intact, every recorded
+    model refereed, and no optimality claimed; `show` says where the proof stands, in 80 columns."""
+    from smtpuzzles.puzzles import kingtour
+
+    code, out, err = cli("audit", run_dir, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["status"] in ("interrupted", "unknown"), err
+    assert ("claims", True, f"status {report['status']}: no optimality claimed") in \
+        [(f["section"], f["ok"], f["text"]) for f in report["findings"]]
+    saved = json.loads((run_dir / "solution.json").read_text())
+    board = kingtour.from_canonical(json.loads((run_dir / "run.json").read_text())["instance"])
+    assert kingtour.referee(board, saved["solution"]) == []
+    code, out, err = cli("show", run_dir)
+    assert code == 0 and "positions" not in err and max(len(line) for line in out.splitlines()) <= 80
+
+
 def test_transposed_boxes_give_the_same_record(cli):
     """Transposing the board maps 2x4 boxes to 4x2 boxes and king moves to king moves, so the two
     shapes share their record: the README publishes one. Solved here both ways."""
