@@ -450,7 +450,6 @@ class ProgressView:
         self.words = "building the formula"
         self.checks = 0
         self.best = None
-        self.proved = 0
         self.steps: list[dict] = []
         self._summary = None  # the progress of `steps`, made again only when a step comes
 
@@ -459,10 +458,7 @@ class ProgressView:
         self.steps.append(step)
         self._summary = None
         self.last_step = self.clock()
-        claim = step["claim"]
         self.words = f"{step['words']}: {step['result']}"
-        if claim["op"] == "exceed" and step["result"] == "unsat":
-            self.proved = claim["pos"] + 1
 
     def solution(self, solution, value) -> None:
         self.best = value
@@ -488,7 +484,9 @@ class ProgressView:
         head.append(self.words, style="")
         shown = [head, *(Text(line) for line in self.lines())]
         if self.best is not None:
-            shown.append(self.puzzle.progress(self.best, self.proved))
+            # The proved prefix as the live summary counts it (a refuted cube proves no position).
+            proved = self._summary.proved if self._summary is not None else 0
+            shown.append(self.puzzle.progress(self.best, proved))
         return Group(*shown)
 
 
