@@ -97,7 +97,7 @@ class Recorder:
                     "seconds": time.perf_counter() - started, "engine": self.engine.name})
                 if not undecided:
                     return result, solution, value
-        return self._check_cubes(claim)
+        return self._check_cubes(claim, texts)
 
     def _cube_next(self, claim: dict) -> bool:
         """Whether the next recorded step is one of this claim's cubes (resuming a split check)."""
@@ -132,7 +132,7 @@ class Recorder:
         self.on_step(step)
         return step, answer["status"], solution, value
 
-    def _check_cubes(self, claim: dict) -> tuple[str, dict | None, Any]:
+    def _check_cubes(self, claim: dict, texts: list[str]) -> tuple[str, dict | None, Any]:
         """The claim split into the run's cubes, each its own step; UNSAT when every cube is, then a
         step `by: cubes` lists them. Cubes refuted before a resume are not asked again."""
         refuted: dict[int, int] = {}  # cube number -> its UNSAT step
@@ -148,7 +148,6 @@ class Recorder:
             if step["result"] == "sat":
                 return "sat", step.get("solution"), step.get("value")
             refuted[number] = step["index"]
-        texts = self._texts(claim)
         listed = [refuted[i] for i in sorted(refuted)]
         if len(refuted) == len(cube_claims):
             if self.replay:  # the split was finished: its closing step comes next, and no other

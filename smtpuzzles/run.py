@@ -111,8 +111,8 @@ class Settings:
     cubes: int = 0  # every check split into the puzzle's cubes of this depth (0: not split)
     scheduler: str | None = None  # where cubes run: a Dask scheduler, or here one by one (None)
     split_after: float = 5.0  # seconds a whole check may take before it is split into cubes
-    # How a lexicographic position is raised (objective.SEARCHES). Runs recorded before searches
-    # no key and climbed: a resume must ask the same questions in the same order.
+    # How a lexicographic position is raised (objective.SEARCHES). Runs recorded before there was a
+    # choice carry no key and climbed: a resume must ask the same questions in the same order.
     search: str = "descend"
 
     def record(self) -> dict:
@@ -190,7 +190,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, dict(params or {}))
     settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search)
-    split_cubes(enc, cubes)  # refused before the ledger is made
+    cube_list = split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)
     header = {
         "puzzle": module.NAME,
@@ -203,7 +203,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     client = cube_client(settings)  # an unreachable scheduler is refused before the ledger is made
     ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
     try:
-        return _drive(module, instance, enc, ledger, [], settings, on_step, on_solution, client)
+        return _drive(module, instance, enc, ledger, [], settings, cube_list, on_step, on_solution, client)
     finally:
         if client is not None:
             client.close()
@@ -228,7 +228,7 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
                         run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after,
                         run.get("search", "climb"))
-    split_cubes(enc, settings.cubes)  # before the ledger is touched
+    cube_list = split_cubes(enc, settings.cubes)  # before the ledger is touched
     depth = run.get("cubes", 0)
     if cubes is not None and cubes != depth and any("cube" in s["claim"] for s in folder.steps):
         raise InputError(f"the run split its checks at depth {depth}: resume it with --cubes {depth} or without "
@@ -241,15 +241,16 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     ledger.run.pop("cubes", None)
     ledger.run.update({"cubes": settings.cubes} if settings.cubes else {})
     try:
-        return _drive(module, instance, enc, ledger, steps, settings, on_step, on_solution, client,
+        return _drive(module, instance, enc, ledger, steps, settings, cube_list, on_step, on_solution, client,
                       restore={"cubes": depth})
     finally:
         if client is not None:
             client.close()
 
 
-def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings", on_step,
-           on_solution, client=None, restore: dict | None = None) -> tuple[Outcome, Ledger]:
+def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings",
+           cubes: list[list[str]] | None, on_step, on_solution, client=None,
+           restore: dict | None = None) -> tuple[Outcome, Ledger]:
     run = ledger.run
 
     def engine_factory():
@@ -269,9 +270,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
             on_solution(solution, value)
 
     recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
-                        ledger.append, replay, settings.time_limit, on_step, solution_seen, split_cubes(enc, settings.cubes),
+                        ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after)
-    if settings.cubes:
+    if cubes:
         recorder.cube_runner = LocalCubes(recorder)
         if client is not None:
             job = {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
