@@ -477,12 +477,11 @@ def _check_lemma(report: Report, folder, enc) -> None:
 def _split_problems(folder, enc, step: dict) -> list[str]:
     """A claim refuted by cubes: each listed step an UNSAT answer to the claim under one cube, with
     today's assumptions, and the cubes covering every case of today's formula."""
-    claim, by_index = step["claim"], {s["index"]: s for s in folder.steps}
-    where = str(folder.path / "steps.jsonl")
+    claim, where = step["claim"], str(folder.path / "steps.jsonl")
     cubes = []
-    for index in step["cubes"]:
-        cube_step = by_index.get(index)
-        if cube_step is None or cube_step["result"] != "unsat" or "cube" not in cube_step["claim"] \
+    for index in step["cubes"]:  # earlier steps (the reader checks that), each at its index
+        cube_step = folder.steps[index]
+        if cube_step["result"] != "unsat" or "cube" not in cube_step["claim"] \
                 or canonical_json(without_cube(cube_step["claim"])) != canonical_json(claim):
             return [f"step {step['index']} lists step {index}, which is no UNSAT answer to one of its cubes"]
         if cube_step["assumptions"] != recorded_query_texts(enc, cube_step["claim"], f"{where} line {index + 1}"):
@@ -498,8 +497,7 @@ def cube_steps(folder, claim: dict) -> list[dict] | None:
     step = next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
     if step is None or step.get("by") != "cubes":
         return None
-    by_index = {s["index"]: s for s in folder.steps}
-    return [by_index[i] for i in step["cubes"] if i in by_index]
+    return [folder.steps[i] for i in step["cubes"]]  # earlier steps, each at its index (the reader checks)
 
 
 # ---------------------------------------------------------------------------------------------- drift
