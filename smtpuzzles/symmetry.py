@@ -113,7 +113,7 @@ def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
     if problems:
         return problems, ""
 
-    group = _closure(lemma.generators)
+    group = closure(lemma.generators)
     if group is None:
         return [f"the generators generate more than {GROUP_LIMIT} permutations"], ""
     target = set(lemma.breaking)
@@ -152,8 +152,9 @@ def _generator_problem(generator: Mapping[str, str], index, names, plain, blocks
     return None
 
 
-def _closure(generators: Sequence[Mapping[str, str]]) -> list[dict[str, str]] | None:
-    """Every product of the generators (with the identity), as name maps; None past GROUP_LIMIT."""
+def closure(generators: Sequence[Mapping]) -> list[dict] | None:
+    """Every product of the generators (with the identity), as maps over the keys they move (names,
+    or a board's cells); None past GROUP_LIMIT."""
     domain = sorted(set().union(*(set(g) for g in generators))) if generators else []
     identity = tuple(domain)
     seen = {identity}

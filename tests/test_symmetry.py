@@ -115,8 +115,8 @@ def test_the_group_closure_is_bounded():
     cycle = [f"v0_{r}_{c}" for r in range(4) for c in range(4)]
     long_cycle = {a: b for a, b in zip(cycle, cycle[1:] + cycle[:1])}  # order 16
     other = {cycle[0]: cycle[1], cycle[1]: cycle[0]}  # with a transposition: all 16! permutations
-    assert symmetry._closure([long_cycle, other]) is None
-    assert len(symmetry._closure([long_cycle])) == 16
+    assert symmetry.closure([long_cycle, other]) is None
+    assert len(symmetry.closure([long_cycle])) == 16
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -188,5 +188,5 @@ def test_the_group_limit_is_64_permutations():
     names = [f"x{i}" for i in range(65)]
     for size, expected in ((64, 64), (65, None)):
         cycle = {a: b for a, b in zip(names[:size], names[1:size] + names[:1])}
-        closure = symmetry._closure([cycle])
+        closure = symmetry.closure([cycle])
         assert (len(closure) if closure else None) == expected

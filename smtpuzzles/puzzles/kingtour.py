@@ -8,14 +8,14 @@ the sequence of digits in visiting order, maximised lexicographically.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
 from smtpuzzles.contract import Example, Option
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
 from smtpuzzles.objective import Encoding, LexMax
-from smtpuzzles.symmetry import Lemma
+from smtpuzzles.symmetry import Lemma, closure
 
 NAME = "kingtour"
 SUMMARY = "a Sudoku and a king's tour over it whose digits, read along the tour, form the largest number"
@@ -160,12 +160,15 @@ def encode(board: Board, encoding: str = "onehot-sym") -> Encoding:
     raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
 
 
-def _encode_onehot(board: Board) -> Encoding:
+def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) -> Encoding:
     """Booleans only: cell holds digit, step visits cell, step reads digit.
 
     Exactly-one per cell, per step and per unit digit; adjacency clauses in both time directions make
     consecutive visits king moves. With every cell visited once, that is already a Hamiltonian path:
     no circuit constraint is needed. SAT solvers propagate this far better than integers.
+
+    With `starts`, the tour's first cell is one of them, a last clause that `_encode_symmetric`
+    justifies; the formula is written once, with it.
     """
     n, cnf = board.size, CNF()
     steps = n * n
@@ -222,9 +225,11 @@ def _encode_onehot(board: Board) -> Encoding:
             [lit(f"v{solution['tour'][r][c] - 1}_{r}_{c}") for r, c in board.cells]
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
-    return Encoding("onehot", 1, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
-                    cubes=lambda depth: tour_cubes(board, board.cells, depth),
-                    guess=None if any(any(row) for row in board.clues) else guess)
+    if starts is not None:
+        cnf.add([visit[0, r, c] for r, c in starts])
+    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
+                    engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
+                    guess=None if any(any(row) for row in board.clues) else guess)  # the snake starts at (0, 0)
 
 
 def snake_solution(board: Board) -> dict:
@@ -276,15 +281,11 @@ def _encode_symmetric(board: Board) -> Encoding:
     smaller cell (15 of 81 on 9x9). Sound because of the lemma that `symmetry.check` verifies: each
     symmetry maps the clauses onto themselves and keeps the number (the steps' digits are not moved),
     and every start cell is moved into the allowed ones by some symmetry."""
-    enc = _encode_onehot(board)
     maps = board_symmetries(board)
     if not maps:
-        return Encoding("onehot-sym", 1, enc.formula, enc.objective, enc.decode, engines=enc.engines, cubes=enc.cubes,
-                        guess=enc.guess)
-    n, cnf = board.size, enc.formula.cnf
-    steps = n * n
+        return replace(_encode_onehot(board), name="onehot-sym")
+    n, steps = board.size, board.size * board.size
     starts = sorted({min([x] + [m[x] for m in maps]) for x in board.cells})
-    cnf.add([cnf.index[f"v0_{r}_{c}"] for r, c in starts])
     generators = []
     for m in _generating(maps):
         names = {}
@@ -296,27 +297,16 @@ def _encode_symmetric(board: Board) -> Encoding:
     lemma = Lemma(tuple(generators), tuple(f"v0_{r}_{c}" for r, c in starts),
                   tuple(f"v0_{r}_{c}" for r, c in board.cells),
                   f"the tour starts in one of {len(starts)} of the {steps} cells, by {len(maps) + 1} symmetries of the board")
-    return Encoding("onehot-sym", 1, Formula.from_cnf(cnf), enc.objective, enc.decode, engines=enc.engines, lemma=lemma,
-                    cubes=lambda depth: tour_cubes(board, starts, depth), guess=enc.guess)  # the snake starts at (0, 0)
+    return replace(_encode_onehot(board, starts), lemma=lemma)
 
 
 def _generating(maps: list[dict]) -> list[dict]:
-    """Few of `maps` that generate all of them (2 for a square's 8): each generator costs the lemma
+    """Few of `maps` that generate all of them (3 for a square's 8): each generator costs the lemma
     check one pass over the clauses."""
     chosen: list[dict] = []
-    reached = [{x: x for x in maps[0]}] if maps else []
     for m in maps:
-        if m in reached:
-            continue
-        chosen.append(m)
-        frontier = list(reached)
-        while frontier:
-            element = frontier.pop()
-            for g in chosen:
-                product = {x: g[y] for x, y in element.items()}
-                if product not in reached:
-                    reached.append(product)
-                    frontier.append(product)
+        if not chosen or m not in closure(chosen):
+            chosen.append(m)
     return chosen
 
 
