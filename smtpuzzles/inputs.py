@@ -51,14 +51,27 @@ def time_limit_argument(text: str) -> float:
         raise argparse.ArgumentTypeError(exc.message) from None
 
 
+def seconds_or_zero(value, where: str) -> float:
+    """0 or a finite positive number of seconds (`--split-after`, a job's `split_after`: 0 splits
+    every check at once)."""
+    try:
+        return positive_seconds(value, where)
+    except InputError:
+        if not isinstance(value, bool) and isinstance(value, (int, float, str)):
+            try:
+                if float(value) == 0:
+                    return 0.0
+            except (ValueError, OverflowError):
+                pass
+        raise InputError(f"{repr(value)[:40]} is not 0 or a finite positive number of seconds", where) from None
+
+
 def split_after_argument(text: str) -> float:
-    """Seconds for `--split-after`: 0 (split every check) or a time limit's finite positive number."""
+    """`seconds_or_zero` for argparse's `type=`: its error becomes the parser's one-line message."""
     import argparse
 
-    if text.strip() in ("0", "0.0"):
-        return 0.0
     try:
-        return positive_seconds(text, "--split-after")
+        return seconds_or_zero(text, "--split-after")
     except InputError as exc:
         raise argparse.ArgumentTypeError(exc.message) from None
 

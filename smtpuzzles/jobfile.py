@@ -9,7 +9,6 @@ since its ledger was written.
 from __future__ import annotations
 
 import glob
-import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from smtpuzzles import puzzles
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
 from smtpuzzles.engines import ENGINES, check_params
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import check_writable_folder, positive_seconds, read_text_file
+from smtpuzzles.inputs import check_writable_folder, positive_seconds, read_text_file, seconds_or_zero
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -105,8 +104,8 @@ def _check(table: dict, allowed: dict, where: str) -> None:
         raise InputError(f"count must be true, false or a limit of at least 1, not {table['count']}", where)
     if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
-    if "split_after" in table and not (math.isfinite(table["split_after"]) and table["split_after"] >= 0):
-        raise InputError(f"split_after must be a finite number of seconds >= 0, not {table['split_after']}", where)
+    if "split_after" in table:
+        seconds_or_zero(table["split_after"], f"{where} split_after")
     if "engine" in table and table["engine"] not in ENGINES:
         raise InputError(f"engine {table['engine']!r} is not one of {', '.join(ENGINES)}", where)
 

@@ -146,9 +146,10 @@ def test_a_batch_job_split_into_cubes_runs_them_on_the_batch_s_cluster(cli, tmp_
     assert audit(run_dir).exit_code == 0
 
 
-@pytest.mark.parametrize("body,fragment", [("cubes = 3", "cubes must be a depth of 1 or 2, not 3"),
-                                           ("split_after = -1", "split_after must be a finite number"),
-                                           ('cubes = "1"', "cubes must be")])
+@pytest.mark.parametrize("body,fragment", [
+    ("cubes = 3", "cubes must be a depth of 1 or 2, not 3"),
+    ("split_after = -1", "job king split_after: -1 is not 0 or a finite positive number of seconds"),
+    ('cubes = "1"', "cubes must be")])
 def test_bad_cube_keys_in_a_job_file_are_one_line(cli, tmp_path, body, fragment):
     jobs = tmp_path / "jobs.toml"
     jobs.write_text(f'[[job]]\nname = "king"\npuzzle = "kingtour"\nsize = 4\n{body}\n')
