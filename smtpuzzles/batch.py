@@ -125,6 +125,7 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
         if matches(run, spec["identity"]):
             chosen = (run_dir, run)
             break
+    cube_scheduler = spec.get("scheduler") if spec["cubes"] else None  # the batch's cluster takes the cubes
     if chosen is not None:
         run_dir, run = chosen
         check_intact(run_dir)
@@ -132,8 +133,10 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
             summary.update(status=run["status"], value=run.get("value"), run_dir=str(run_dir), skipped=True,
                            note="done before", **answer_fields(run))
             return
+        # A job without cubes resumes a run as it was split (None: the recorded depth), as `solve
+        # --resume` without --cubes does.
         outcome, ledger = runner.resume(run_dir, time_limit=spec["time_limit"], split_after=spec["split_after"],
-                                        cubes=spec["cubes"], scheduler=spec.get("scheduler") if spec["cubes"] else None)
+                                        cubes=spec["cubes"] or None, scheduler=cube_scheduler)
         summary["note"] = "resumed"
     else:
         module = puzzles.get(spec["puzzle"])
@@ -141,8 +144,7 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
         outcome, ledger = runner.solve(module, instance, spec["text"] or "", out_dir=folder, engine=spec["engine"],
                                        encoding=spec["encoding"], time_limit=spec["time_limit"], mode=spec["mode"],
                                        limit=spec["options"].get("count_limit"), params=spec["params"],
-                                       cubes=spec["cubes"], split_after=spec["split_after"],
-                                       scheduler=spec.get("scheduler") if spec["cubes"] else None)
+                                       cubes=spec["cubes"], split_after=spec["split_after"], scheduler=cube_scheduler)
         if earlier:
             summary["note"] = "job changed: new run"
     summary.update(status=outcome.status, value=ledger.run.get("value"), run_dir=str(ledger.dir),

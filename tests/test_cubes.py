@@ -253,3 +253,24 @@ def test_a_split_check_reports_exactly_what_it_recorded():
     closing = steps[-1]
     assert (closing["by"], closing["cubes"], closing["result"], closing["seconds"]) == ("cubes", [0, 1], "unsat", 0.0)
     assert told == steps
+
+
+def test_a_job_that_no_longer_asks_for_cubes_resumes_its_split_run_as_it_was_split(cli, tmp_path):
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text('[defaults]\nout = "out"\n\n[[job]]\nname = "king"\npuzzle = "kingtour"\nsize = 4\n'
+                    'cubes = 1\nsplit_after = 0\n')
+    code, _, err = cli("batch", jobs)
+    assert code == 0, err
+    run_dir = next((tmp_path / "out" / "jobs" / "king").glob("*/run.json")).parent
+    run, steps = read_ledger(run_dir)
+    for key in ("certificate", "extra"):
+        run.pop(key, None)
+    run["status"] = "interrupted"
+    (run_dir / "certificate.smt2.gz").unlink()
+    forge_chain(run_dir, run, steps[:20])  # killed part-way, after some cubes
+    jobs.write_text('[defaults]\nout = "out"\n\n[[job]]\nname = "king"\npuzzle = "kingtour"\nsize = 4\n')
+    code, out, err = cli("batch", jobs)
+    assert code == 0, err
+    run, after = read_ledger(run_dir)
+    assert (run["status"], run["value"], run["cubes"]) == ("optimal", BRUTE_4x4, 1)
+    assert after[:20] == steps[:20]
