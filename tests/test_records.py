@@ -73,3 +73,23 @@ def test_transposed_boxes_give_the_same_record(cli):
     assert wide["value"] == tall["value"]
     published = next(d for d in RECORDS if instance(d) == (8, "2x4"))
     assert json.loads((published / "run.json").read_text())["value"] == wide["value"]
+
+
+def test_the_readme_resume_command_continues_the_published_12x12_run(cli, tmp_path):
+    """`smtpuzzles solve kingtour --resume results/kingtour-2b3b523e65-20261201-030336`, as the
+    README gives it, on a copy with a half-second limit: every recorded step replays (climbing, as
+    it was recorded, and its split checks at depth 1), the next check runs out of time, and the run
+    ends `unknown` (exit 3) with all it had kept."""
+    import shutil
+
+    published = ROOT / "results" / "kingtour-2b3b523e65-20261201-030336"
+    assert f"--resume\nresults/{published.name}" in (ROOT / "README.md").read_text().replace("`", "")
+    copy = tmp_path / published.name
+    shutil.copytree(published, copy)
+    before = (copy / "steps.jsonl").read_text().splitlines()
+    code, out, err = cli("solve", "kingtour", "--resume", copy, "--time-limit", "0.5", "--json")
+    assert code == 3, err
+    run = json.loads((copy / "run.json").read_text())
+    assert run["status"] == "unknown" and run["cubes"] == 1 and "search" not in run
+    after = (copy / "steps.jsonl").read_text().splitlines()
+    assert after[: len(before)] == before and len(after) > len(before)
