@@ -192,10 +192,11 @@ def main(argv=None) -> int:
     if getattr(sys.stdout, "encoding", "utf-8").lower().replace("-", "") != "utf8" and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # an ASCII terminal gets '?' for arrows, not a traceback
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
-        return exc.code if isinstance(exc.code, int) else 2
-    try:
+        # Building the parser loads the installed puzzles: a Ctrl-C during it is a Ctrl-C like any other.
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
+            return exc.code if isinstance(exc.code, int) else 2
         return COMMANDS[args.command](args)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)

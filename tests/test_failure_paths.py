@@ -114,6 +114,53 @@ def test_ctrl_c_before_any_check_exits_130_with_one_line(cli, monkeypatch):
     assert code == 130 and one_error_line(err) == "smtpuzzles: interrupted"
 
 
+def test_ctrl_c_while_the_parser_loads_the_puzzles_exits_130_with_one_line(cli, monkeypatch):
+    """CI once sent its Ctrl-C while `solve --help`'s puzzle list was importing the puzzles: a traceback."""
+    from smtpuzzles import cli as cli_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "build_parser", interrupted)
+    try:
+        code, out, err = cli("solve", "nonary", NONARY_02, "--out", cli.tmp_path / "runs")
+    except KeyboardInterrupt:  # escaping, it would stop the whole session rather than fail this test
+        pytest.fail("the Ctrl-C left main() as a KeyboardInterrupt")
+    assert code == 130 and one_error_line(err) == "smtpuzzles: interrupted"
+    assert not (cli.tmp_path / "runs").exists()
+
+
+def test_ctrl_c_while_the_command_is_still_importing_exits_130_with_one_line(monkeypatch, capsys):
+    """`python -m smtpuzzles` and the installed command both start in `__main__.entry`: a Ctrl-C that
+    lands inside the import of the command line (z3, rich, the puzzles) is one line, exit 130."""
+    import sys
+
+    from smtpuzzles import __main__ as entry_module
+
+    class InterruptedImport:
+        def find_spec(self, name, path=None, target=None):
+            if name == "smtpuzzles.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "smtpuzzles.cli")
+    monkeypatch.setattr(sys, "meta_path", [InterruptedImport()] + sys.meta_path)
+    try:
+        assert entry_module.entry() == 130
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C left entry() as a KeyboardInterrupt")
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "smtpuzzles: interrupted\n"
+
+
+def test_the_installed_command_starts_where_python_m_does():
+    """The console script must go through `entry` (Ctrl-C while importing), not straight to cli.main."""
+    from importlib.metadata import entry_points
+
+    (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "smtpuzzles"]
+    assert script.value == "smtpuzzles.__main__:entry"
+
+
 def test_a_model_the_referee_rejects_exits_1_and_is_never_an_answer(cli, monkeypatch):
     monkeypatch.setattr(nonary, "referee", lambda game, solution: ["forced rejection"])
     code, out, err = cli("solve", "nonary", NONARY_02, "--json", "--out", cli.tmp_path / "runs")
