@@ -94,13 +94,19 @@ def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
         owner.update((v, number) for v in aux)
         in_block[start:end] = b"\1" * (end - start)
         blocks.add(frozenset(lits))
-    plain: set[frozenset[int]] = set()
+    # Plain clauses as sets of literals, each kept as a sorted tuple of literal + offset so that a
+    # permutation maps one with C-level calls (list indexing, sorted): the check runs before every
+    # run and in every audit, over 100,000 clauses on 9x9.
+    offset = len(names)
+    auxiliary = {offset + sign * v for v, name in enumerate(names) if v and is_auxiliary(name) for sign in (1, -1)}
+    plain: set[tuple[int, ...]] = set()
     for i, clause in enumerate(base):
         if not in_block[i]:
-            if any(is_auxiliary(names[abs(x)]) for x in clause):
+            shifted = {x + offset for x in clause}
+            if not auxiliary.isdisjoint(shifted):
                 return [f"base clause {i + 1} uses an auxiliary variable outside any checked block"], ""
-            plain.add(frozenset(clause))
-    if frozenset(index[n] for n in lemma.covered) not in plain:
+            plain.add(tuple(sorted(shifted)))
+    if tuple(sorted(index[n] + offset for n in set(lemma.covered))) not in plain:
         problems.append("the covered clause is not a clause of the base")
 
     fixed = objective_names(objective)
@@ -135,19 +141,20 @@ def _generator_problem(generator: Mapping[str, str], index, names, plain, blocks
     touched = moved & fixed
     if any(generator[n] != n for n in touched):
         return f"moves objective variable {sorted(n for n in touched if generator[n] != n)[0]}"
-    image = list(range(len(names)))
+    offset = len(names)
+    image = list(range(2 * offset))  # literal + offset -> its image + offset
     for name, target in generator.items():
-        image[index[name]] = index[target]
+        image[offset + index[name]] = offset + index[target]
+        image[offset - index[name]] = offset - index[target]
+    lookup = image.__getitem__
 
-    def mapped(lits) -> frozenset[int]:
-        return frozenset(image[x] if x > 0 else -image[-x] for x in lits)
-
-    for clause in plain:
-        if mapped(clause) not in plain:
-            shown = " ".join(("" if x > 0 else "-") + names[abs(x)] for x in sorted(clause, key=abs))
+    for clause in plain:  # a bijection of literals keeps a clause's literals distinct: no set needed
+        if tuple(sorted(map(lookup, clause))) not in plain:
+            lits = sorted((x - offset for x in clause), key=abs)
+            shown = " ".join(("" if x > 0 else "-") + names[abs(x)] for x in lits)
             return f"maps base clause ({shown[:80]}) outside the base"
     for block in blocks:
-        if mapped(block) not in blocks:
+        if frozenset(lookup(x + offset) - offset for x in block) not in blocks:
             return "maps an at-most-one block onto no block of the base"
     return None
 
