@@ -6,7 +6,7 @@ Prints wall and CPU seconds per configuration and the ratio to the baseline of t
 
   python scripts/bench_kingtour.py                 # 4x4, 6x6, 9x9: default vs posted (9x9 posted: ~45 min)
   python scripts/bench_kingtour.py --boards 6 --configs onehot/sat/glucose4 onehot/sat/cadical153 onehot/z3
-  python scripts/bench_kingtour.py --boards 9 --configs onehot-sym/sat/glucose4 onehot/sat/glucose4/climb
+  python scripts/bench_kingtour.py --boards 9 --configs onehot-sym/sat/glucose42 onehot/sat/glucose4/climb
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from smtpuzzles.puzzles import kingtour  # noqa: E402
 
 BOARDS = {"4": (4, "2x2"), "6": (6, "2x3"), "8": (8, "2x4"), "9": (9, "3x3"), "10": (10, "2x5")}
 BASELINE = "posted/z3"
-DEFAULT = "onehot-sym/sat/glucose4"
+DEFAULT = "onehot-sym/sat/glucose42"
 # The default when the records issue was filed: no symmetry breaking, one value at a time.
 BEFORE = "onehot/sat/glucose4/climb"
 

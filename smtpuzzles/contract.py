@@ -35,6 +35,8 @@ Optional (default in brackets):
   ACCEPTS_URLS: bool                        whether INPUT may be an http(s) address [False]
   SPLITS: tuple[str, ...]                   encodings whose checks `solve --cubes` may split: their
                                             Encoding.cubes proposes cubes, the core checks them [none]
+  ENGINE_PARAMS: dict[str, dict]            engine name -> the parameters measured best for this
+                                            puzzle, under any a user or job gives [none]
   describe(instance) -> str                 a few words for `smtpuzzles results` [""]
   same_solution(instance, a, b) -> bool     two solutions are the same answer [equal as JSON]
   progress(value, proved) -> renderable     the best value so far in the live display [its JSON]
@@ -55,6 +57,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
 
+from smtpuzzles.engines import ENGINES, check_params
 from smtpuzzles.errors import InputError
 
 GENERIC_FLAGS = {"out", "json", "time_limit", "resume", "engine", "encoding", "no_guide", "svg", "certify",
@@ -145,7 +148,8 @@ REQUIRED = {
 }
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
-    "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0, "certify": 2, "convert": 2,
+    "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
+    "certify": 2, "convert": 2,
 }
 
 
@@ -212,6 +216,14 @@ def problems(source: object) -> list[str]:
         if key.name in GENERIC_JOB_KEYS or key.name in keys:
             found.append(f"inline key {key.name!r} clashes with another key")
         keys.add(key.name)
+    for engine, params in getattr(source, "ENGINE_PARAMS", {}).items():
+        if engine not in ENGINES:
+            found.append(f"ENGINE_PARAMS names no engine {engine!r} (one of {', '.join(ENGINES)})")
+            continue
+        try:
+            check_params(engine, params)
+        except InputError as exc:
+            found.append(f"ENGINE_PARAMS[{engine!r}]: {exc.message}")
     if callable(getattr(source, "convert", None)) and not getattr(source, "CONVERTS", None):
         found.append("convert needs CONVERTS, what it converts in words")
     return found
@@ -239,6 +251,7 @@ class Puzzle:
         self.INPUT_REQUIRED: bool = getattr(source, "INPUT_REQUIRED", True)
         self.ACCEPTS_URLS: bool = getattr(source, "ACCEPTS_URLS", False)
         self.SPLITS: tuple[str, ...] = tuple(getattr(source, "SPLITS", ()))
+        self.ENGINE_PARAMS: dict[str, dict] = {k: dict(v) for k, v in getattr(source, "ENGINE_PARAMS", {}).items()}
         # Hooks that are absent stay None: the audit checks a certificate only where a puzzle has one.
         self.certify: Callable[[Any, dict], tuple[bool, str]] | None = getattr(source, "certify", None)
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
@@ -297,6 +310,10 @@ class Puzzle:
     def examples(self) -> Iterable[Example]:
         examples = getattr(self.source, "examples", None)
         return examples() if examples else ()
+
+    def engine_params(self, engine: str, given: dict | None = None) -> dict:
+        """The parameters a run on `engine` asks for: the puzzle's measured best, under `given`."""
+        return {**self.ENGINE_PARAMS.get(engine, {}), **(given or {})}
 
     # --------------------------------------------------------------------------------------- options
     def option(self, name: str) -> Option | None:

@@ -180,7 +180,9 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     engine = entry.get("engine", defaults.get("engine"))
     params = {**defaults.get("params", {}), **entry.get("params", {})}
     # Refused here, before anything runs, rather than by the first job that builds an engine.
-    params = check_params(engine or module.DEFAULT_ENGINE, params, f"{where} params")
+    check_params(engine or module.DEFAULT_ENGINE, params, f"{where} params")
+    # What the run will ask for, the puzzle's measured best included: a job's ledger matches that.
+    params = module.engine_params(engine or module.DEFAULT_ENGINE, params)
     limit = entry.get("time_limit", defaults.get("time_limit"))
     count_limit = count if isinstance(count, int) and not isinstance(count, bool) else None
     options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default

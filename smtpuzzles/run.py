@@ -188,7 +188,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
-    params = check_params(engine_name, dict(params or {}))
+    params = check_params(engine_name, module.engine_params(engine_name, params))
     settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search)
     cube_list = split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)

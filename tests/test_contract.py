@@ -109,6 +109,14 @@ def test_a_minimal_puzzle_gets_every_optional_hook():
     assert puzzle.progress(7, 0).plain == "best so far: 7"
     assert puzzle.certify is None and puzzle.convert is None and puzzle.OPTIONS == () and puzzle.INLINE == ()
     assert puzzle.INPUT_REQUIRED and not puzzle.ACCEPTS_URLS and puzzle.SUMMARY == "tiny"
+    assert puzzle.engine_params("sat") == {} and puzzle.engine_params("sat", {"phases": False}) == {"phases": False}
+
+
+def test_a_puzzles_engine_params_sit_under_the_users():
+    puzzle = Puzzle(minimal(ENGINE_PARAMS={"sat": {"solver": "glucose42", "phases": True}}))
+    assert puzzle.engine_params("sat") == {"solver": "glucose42", "phases": True}
+    assert puzzle.engine_params("sat", {"solver": "glucose4"}) == {"solver": "glucose4", "phases": True}
+    assert puzzle.engine_params("z3", {"random_seed": 3}) == {"random_seed": 3}
 
 
 @pytest.mark.parametrize("changes,fragment", [
@@ -127,6 +135,10 @@ def test_a_minimal_puzzle_gets_every_optional_hook():
     ({"INLINE": (InlineKey("name", str, "the job's own key"),)}, "inline key 'name' clashes"),
     ({"convert": lambda text, source: text}, "convert needs CONVERTS"),
     ({"describe": lambda: ""}, "describe must take 1 argument"),
+    ({"ENGINE_PARAMS": {"cplex": {}}}, "ENGINE_PARAMS names no engine 'cplex'"),
+    ({"ENGINE_PARAMS": {"sat": {"solver": "kissat"}}}, "ENGINE_PARAMS['sat']: engine parameter solver must be one of"),
+    ({"ENGINE_PARAMS": {"z3": {"smtlib2_log": "x"}}}, "ENGINE_PARAMS['z3']: unknown z3 engine parameter 'smtlib2_log'"),
+    ({"ENGINE_PARAMS": ("sat",)}, "ENGINE_PARAMS must be a dict"),
 ])
 def test_contract_problems_are_named(changes, fragment):
     found = problems(minimal(**changes))

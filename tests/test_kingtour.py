@@ -172,3 +172,17 @@ def test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_che
     answer = engine.check([], None)
     assert answer.status == "sat" and answer.stats.get("guided") == 1
     assert kingtour.referee(kingtour.parse(12, "3x4", None), enc.decode(answer.model)) == []
+
+
+def test_runs_ask_for_glucose_4_2_unless_told_otherwise_and_record_what_ran(tmp_path):
+    """The puzzle's measured best (ENGINE_PARAMS) is what a run without parameters records; a
+    user's or a job's own solver wins over it, and the engine that ran is the one recorded."""
+    from smtpuzzles import run as runner
+
+    board = kingtour.parse(4, "2x2", None)
+    _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path / "default")
+    assert ledger.run["engine"]["params"]["solver"] == "glucose42"
+    assert ledger.run["engine"]["version"].endswith("/ glucose42")
+    _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path / "asked", params={"solver": "glucose4"})
+    assert ledger.run["engine"]["params"]["solver"] == "glucose4"
+    assert ledger.run["engine"]["version"].endswith("/ glucose4")
