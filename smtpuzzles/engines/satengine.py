@@ -12,9 +12,10 @@ from smtpuzzles.formula import Formula, Term
 
 
 class SatModel:
-    def __init__(self, true_vars: set[int], index: dict[str, int]):
+    def __init__(self, true_vars: set[int], index: dict[str, int], literals: list[int] | None = None):
         self._true = true_vars
         self._index = index
+        self.literals = literals  # the solver's model as it came, every variable signed, in order
 
     def __getitem__(self, name: str) -> bool:
         return self._index[name] in self._true
@@ -61,7 +62,7 @@ class SatEngine:
             return CheckResult("interrupted", stats=stats, reason="interrupted")
         if answer is True:
             model = self.solver.get_model()
-            return CheckResult("sat", model=SatModel({l for l in model if l > 0}, self.cnf.index), stats=stats)
+            return CheckResult("sat", model=SatModel({l for l in model if l > 0}, self.cnf.index, model), stats=stats)
         if answer is False:
             core_lits = set(self.solver.get_core() or [])
             return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
@@ -75,7 +76,9 @@ class SatEngine:
         # Phase hints towards the current best: the solver first tries the values of the last model.
         if self.params.get("phases") and isinstance(model, SatModel):
             n = len(self.cnf.names)
-            self.solver.set_phases([v if v in model._true else -v for v in range(1, n)])
+            literals = model.literals if model.literals is not None and len(model.literals) >= n - 1 else \
+                [v if v in model._true else -v for v in range(1, n)]
+            self.solver.set_phases(literals[:n - 1])
 
     def guide(self, guess: Callable[[], Sequence[Term]]) -> None:
         if self.params.get("guide"):
