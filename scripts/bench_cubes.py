@@ -5,7 +5,7 @@ The check is a recorded run's closing claim ("nothing beats the best"), asked of
 encoding (the number is the same). Each configuration answers it from scratch: the cluster's
 workers build the encoding and their engine once, inside the timing, as a user's would.
 
-  python scripts/bench_cubes.py results/kingtour-b0f14a9274-20261201-025841 --depth 1 --workers 1 2
+  python scripts/bench_cubes.py results/kingtour-b0f14a9274-20261201-085847 --depth 1 --workers 1 2
 """
 
 from __future__ import annotations
