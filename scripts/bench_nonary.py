@@ -73,6 +73,8 @@ def main() -> int:
     parser.add_argument("--check-limit", type=float, default=120.0, help="seconds allowed per solver check")
     parser.add_argument("--doors", type=int, help="only random maps with this many doors (seeds 1000 + i, 2..8 rooms)")
     parser.add_argument("--engine", help="solver engine for the SMT side (default: the puzzle's)")
+    parser.add_argument("--encoding", help="nonary encoding for the SMT side (default: auto, positions on small "
+                        "games and chains on large ones; the `enc` column says which)")
     parser.add_argument("--no-guide", action="store_true", help="do not let the quick plan steer the solver")
     parser.add_argument("--sat-solver", help="python-sat solver for the sat engine (its `solver` parameter)")
     parser.add_argument("--hard", type=int, metavar="N",
@@ -93,13 +95,13 @@ def main() -> int:
             cases.append((f"random {1000 + i}", random_game(1000 + i, rooms=2 + i % 7, doors=args.doors)))
     totals = {"smt": 0.0, "smt_cpu": 0.0, "brute": 0.0, "gave_up": 0, "not_optimal": 0}
     ratios = []
-    print(f"{'case':11} {'rooms':>5} {'doors':>5} {'escape':>6} {'SMT s':>8} {'brute s':>9} {'SMT/brute':>10}  agree")
+    print(f"{'case  (enc)':13} {'rooms':>5} {'doors':>5} {'escape':>6} {'SMT s':>8} {'brute s':>9} {'SMT/brute':>10}  agree")
     with tempfile.TemporaryDirectory() as tmp:
         for label, doors in cases:
             game = nonary.from_doors(doors)
             started, cpu = time.perf_counter(), time.process_time()
             outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=Path(tmp), time_limit=args.check_limit,
-                                      engine=args.engine, params={"guide": not args.no_guide,
+                                      engine=args.engine, encoding=args.encoding, params={"guide": not args.no_guide,
                                                       **({"solver": args.sat_solver} if args.sat_solver else {})})
             smt = time.perf_counter() - started
             totals["smt"] += smt
@@ -111,17 +113,21 @@ def main() -> int:
             if reference is not None and outcome.status == "optimal":
                 ratios.append(smt / max(seconds, 1e-4))
             rooms = len({d[1] for d in doors} | {d[2] for d in doors}) - 1
+            # P: the positions listed (auto below its limit, or asked), C: the rules as chains
+            form = "P" if args.encoding == "positions" or (args.encoding in (None, "auto") and
+                                                          nonary.explore(game, nonary.LIMITS["positions"])) else "C"
+            label = f"{label} {form}"
             if outcome.status != "optimal":
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {'?':>6} {smt:8.2f} {seconds:9.3f} {'':>10}  "
+                print(f"{label:13} {rooms:5d} {len(doors):5d} {'?':>6} {smt:8.2f} {seconds:9.3f} {'':>10}  "
                       f"SMT {outcome.status}", flush=True)
             elif reference is None:
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} "
+                print(f"{label:13} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} "
                       f"{'>' + format(args.brute_limit, '.0f'):>9} {'<' + format(smt / args.brute_limit, '.3f'):>10}  "
                       "(brute force gave up)", flush=True)
             else:
                 agree = "yes" if reference == outcome.value and outcome.status == "optimal" else "NO"
                 ratio = smt / max(seconds, 1e-4)
-                print(f"{label:11} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} "
+                print(f"{label:13} {rooms:5d} {len(doors):5d} {outcome.value:6d} {smt:8.2f} {seconds:9.3f} "
                       f"{ratio:9.{1 if ratio >= 10 else 3}f}x  {agree}", flush=True)
     ratios.sort()
     given_up = f" (brute force gave up on {totals['gave_up']}, counted at its limit)" if totals["gave_up"] else ""

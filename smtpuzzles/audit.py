@@ -132,13 +132,15 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     certify = getattr(module, "certify", None)
     if certify is not None and folder.solution is not None and run["status"] == "optimal":
         try:
-            ok, text = certify(instance, folder.solution)
+            certificate = certify(instance, folder.solution)  # None: the puzzle has none for this instance
         except Exception as exc:  # noqa: BLE001 - a certificate of the wrong shape is a malformed ledger
             raise LedgerError(f"the solver-free certificate has the wrong shape ({exc.__class__.__name__})",
                               str(folder.path / "solution.json")) from None
-        report.add("certificate", ok, f"solver-free certificate: {text}")
-        if ok:
-            report.evidence.append(f"a solver-free certificate: {text}")
+        if certificate is not None:
+            ok, text = certificate
+            report.add("certificate", ok, f"solver-free certificate: {text}")
+            if ok:
+                report.evidence.append(f"a solver-free certificate: {text}")
     if resolve:
         _resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:

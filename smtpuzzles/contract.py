@@ -43,7 +43,7 @@ Optional (default in brackets):
   examples() -> Iterable[Example]           bundled instances: `export` writes their formulas and
                                             the contract test solves the first one [none]
   certify(instance, solution) -> (ok, text) a solver-free certificate of optimality the audit
-                                            checks [absent: None]
+                                            checks, or None where the instance has none [absent: None]
   convert(text, source) -> str              `smtpuzzles convert`, one input form to another, with
   CONVERTS: str                             what it converts, in words [absent: None]
 """

@@ -7,6 +7,7 @@ from the code under test."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import resource
@@ -100,12 +101,17 @@ def test_a_false_optimum_without_its_certificate_fails(cli):
 
 
 def test_a_false_optimum_with_a_consistent_forgery_fails_when_re_solved(cli):
-    """A forger who also writes a matching certificate gets a ledger that holds together: the plain
-    audit says so ('consistent', the UNSAT answer taken on trust), and any re-solve refutes it."""
+    """A forger who also writes a matching certificate gets a ledger that holds together, so the
+    UNSAT answer alone would be taken on trust; the independent search of the game's positions
+    (nonary's solver-free certificate) already finds 5, and any re-solve refutes the claim."""
     run_dir = nonary_run(cli, ONE_DOOR)
     forge_false_optimum(run_dir, with_certificate=True)
     code, out, _ = cli("audit", run_dir)
-    assert code == 0 and "audit consistent" in out and "audit clean" not in out
+    assert code == 1 and "audit FAILED" in out
+    # The start and one position per group of 3..5 summing to 0 mod 9 that leaves by the one door.
+    positions = 1 + sum(1 for k in (3, 4, 5) for g in itertools.combinations(range(1, 10), k) if sum(g) % 9 == 0)
+    assert f"an independent search of {positions} positions finds 5 can escape, not 4" in flat(out)
+    assert "✓ claims" in out  # the ledger itself holds together: only the certificate and a re-solve see through it
     for extra in (["--resolve"], ["--resolve", "all"], ["--resolve", "--solver", "cvc5"]):
         code, out, err = cli("audit", run_dir, *extra)
         assert code == 1, (extra, out)

@@ -43,19 +43,23 @@ def test_seed_cases(cli, name):
         assert report.ok, [f.text for f in report.findings if not f.ok]
 
 
-def assert_matches_brute_force(doors, tmp_path, guide=True):
+def assert_matches_brute_force(doors, tmp_path, guide=True, encoding=None):
     """The SMT run proves the brute force's optimum, with a plan the referee accepts."""
     game = nonary.from_doors(doors)
-    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, params={"guide": guide})
+    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, params={"guide": guide},
+                              encoding=encoding)
     assert outcome.status == "optimal"
     assert outcome.value == most_escapees(doors), doors
     assert nonary.referee(game, outcome.solution) == []
 
 
-def test_agrees_with_brute_force_on_random_maps(tmp_path):
-    """Half the maps without the quick plan's guidance, so the solver's own search is tested too."""
+@pytest.mark.parametrize("encoding", ["chains", "positions"])
+def test_agrees_with_brute_force_on_random_maps(tmp_path, encoding):
+    """Half the maps without the quick plan's guidance, so the solver's own search is tested too
+    (chains: positions has no guess to give)."""
     for seed in range(200):
-        assert_matches_brute_force(random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5), tmp_path, guide=seed % 2 == 0)
+        doors = random_game(seed, rooms=2 + seed % 3, doors=4 + seed % 5)
+        assert_matches_brute_force(doors, tmp_path, guide=seed % 2 == 0, encoding=encoding)
 
 
 def test_quick_plans_are_legal_and_never_beat_the_brute_force():
@@ -76,7 +80,7 @@ def test_a_quick_plan_steers_the_solver_to_that_very_plan(engine):
     for seed in range(8):
         game = nonary.from_doors(random_game(4000 + seed, rooms=2 + seed % 6, doors=24))
         plan = nonary.quick_plan(game)
-        encoding = nonary.encode(game)
+        encoding = nonary.encode(game, "chains")
         solver = make_engine(engine, encoding.formula)
         solver.guide(encoding.guess)
         answer = solver.check([encoding.objective.at_least(nonary.value(game, plan))], None)
@@ -85,20 +89,24 @@ def test_a_quick_plan_steers_the_solver_to_that_very_plan(engine):
         assert sorted(map(json.dumps, moves)) == sorted(map(json.dumps, plan["moves"]))
 
 
-def test_cyclic_maps_agree_with_brute_force(tmp_path):
+@pytest.mark.parametrize("encoding", ["chains", "positions"])
+def test_cyclic_maps_agree_with_brute_force(tmp_path, encoding):
     """Rooms on a cycle need the time stamps: a player may go round and use other doors."""
     doors = [[6, 0, 1], [3, 1, 0], [4, 0, 1], [7, 1, 0], [9, 0, -1], [9, 1, -1], [2, 1, 2], [9, 2, -1]]
-    assert_matches_brute_force(doors, tmp_path)
+    assert_matches_brute_force(doors, tmp_path, encoding=encoding)
     for seed in range(30):
-        assert_matches_brute_force(random_game(1000 + seed, rooms=3, doors=7), tmp_path)
+        assert_matches_brute_force(random_game(1000 + seed, rooms=3, doors=7), tmp_path, encoding=encoding)
 
 
-def test_larger_cyclic_maps_agree_with_brute_force(tmp_path):
+@pytest.mark.parametrize("encoding", ["chains", "auto"])
+def test_larger_cyclic_maps_agree_with_brute_force(tmp_path, encoding):
     """Maps with rooms on cycles and a dozen or more doors, where the implied counting and residue
     constraints and the descending search do real work: any constraint that cut off a plan would
-    show here as a smaller optimum than the brute force's."""
+    show here as a smaller optimum than the brute force's (auto: positions on the maps with at most
+    LIMITS["positions"] of them, chains on the others)."""
     for seed in range(16):
-        assert_matches_brute_force(random_game(2000 + seed, rooms=2 + seed % 4, doors=12 + seed % 5), tmp_path)
+        doors = random_game(2000 + seed, rooms=2 + seed % 4, doors=12 + seed % 5)
+        assert_matches_brute_force(doors, tmp_path, encoding=encoding)
 
 
 def test_many_door_maps_where_somebody_stays_in_agree_with_brute_force(tmp_path):
@@ -110,14 +118,17 @@ def test_many_door_maps_where_somebody_stays_in_agree_with_brute_force(tmp_path)
         doors = random_game(seed, rooms=5 + seed % 4, doors=30 + (seed * 7) % 16)
         game = nonary.from_doors(doors)
         assert nonary.value(game, nonary.quick_plan(game)) < 9, seed  # still in the class
-        assert_matches_brute_force(doors, tmp_path)
+        assert_matches_brute_force(doors, tmp_path)  # auto: positions on 7 and 30, chains on 12
+        if seed != 12:
+            assert_matches_brute_force(doors, tmp_path, encoding="chains")
 
 
-def test_z3_and_sat_engines_agree_on_the_same_clauses(tmp_path):
+@pytest.mark.parametrize("encoding", ["chains", "positions"])
+def test_z3_and_sat_engines_agree_on_the_same_clauses(tmp_path, encoding):
     for name in ("02.json", "07.json", "10.json"):
         game = nonary.load((EXAMPLES / name).read_text(), name, {})
         for engine in ("z3", "sat"):
-            outcome, _ = runner.solve(nonary, game, "", out_dir=tmp_path, engine=engine)
+            outcome, _ = runner.solve(nonary, game, "", out_dir=tmp_path, engine=engine, encoding=encoding)
             assert (outcome.status, outcome.value) == ("optimal", EXPECTED[name]), engine
 
 
@@ -177,9 +188,105 @@ def test_no_guide_leaves_the_solver_unaided(cli):
     """The first check is always answered under the quick plan unless --no-guide; the choice is
     recorded as an engine parameter in run.json (which is what a resumed run reads back)."""
     for flags, guided in (([], True), (["--no-guide"], False)):
-        result = cli.solve_json("nonary", EXAMPLES / "07.json", *flags)
+        result = cli.solve_json("nonary", EXAMPLES / "07.json", "--encoding", "chains", *flags)
         assert (result["status"], result["value"]) == ("optimal", EXPECTED["07.json"])
         run_dir = Path(result["run_dir"])
         assert json.loads((run_dir / "run.json").read_text())["engine"]["params"]["guide"] is guided
         first = json.loads((run_dir / "steps.jsonl").read_text().splitlines()[0])
         assert (first["stats"].get("guided") == 1) is guided
+
+
+# ------------------------------------------------------------------------------- positions, auto
+def brute_positions(doors) -> set:
+    """Every position reachable from the start, by a plain search written for this test: who stands
+    where (room labels) and which doors are spent, equal doors passed lowest index first."""
+    from itertools import combinations
+
+    def successors(where, spent):
+        for d, (number, origin, target) in enumerate(doors):
+            earlier = [e for e in range(d) if doors[e] == doors[d]]
+            if d in spent or (earlier and earlier[-1] not in spent):
+                continue
+            here = [p for p in range(1, 10) if where[p - 1] == origin]
+            for size in (3, 4, 5):
+                for group in combinations(here, size):
+                    if sum(group) % 9 == number % 9:
+                        yield tuple(target if p in group else where[p - 1] for p in range(1, 10)), spent | {d}
+
+    start = ((0,) * 9, frozenset())
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in successors(*todo.pop()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_the_position_graph_is_every_reachable_position_and_each_plan_reaches_its_own():
+    for seed in range(40):
+        doors = [tuple(d) for d in random_game(5000 + seed, rooms=2 + seed % 4, doors=5 + seed % 9)]
+        game = nonary.from_doors([list(d) for d in doors])
+        graph = nonary.explore(game, 10**6)
+        labels = list(graph.labels) + [-1]
+        listed = set()
+        for i, standing in enumerate(graph.standing):
+            where = tuple(next(labels[r] for r, bits in enumerate(standing) if bits >> (p - 1) & 1) for p in range(1, 10))
+            plan = graph.plan(i)
+            assert nonary.referee(game, plan) == []
+            replayed = dict.fromkeys(range(1, 10), 0)
+            for _, replayed in nonary.replay(game, plan):
+                pass
+            assert tuple(replayed[p] for p in range(1, 10)) == where, (seed, i)
+            listed.add((where, frozenset(m["door"] for m in plan["moves"])))
+        assert listed == brute_positions(doors), seed
+        assert len(graph.standing) == len(listed)  # no position listed twice
+
+
+def test_auto_lists_positions_up_to_the_limit_and_falls_back_to_chains(monkeypatch):
+    game = nonary.from_doors(random_game(7, rooms=8, doors=31))  # 1,643 positions
+    assert nonary.encode(game).notes["positions"] == len(nonary.explore(game, 10**6).standing)
+    assert nonary.encode(game).formula.sha256 == nonary.encode(game, "positions").formula.sha256
+    monkeypatch.setitem(nonary.LIMITS, "positions", 1000)
+    fallback = nonary.encode(game)
+    assert (fallback.name, fallback.formula.sha256) == ("auto", nonary.encode(game, "chains").formula.sha256)
+    assert fallback.guess is not None  # the chains formula keeps its quick plan
+    assert nonary.explore(game, 1000) is None and nonary.explore(game, 1643) is not None
+
+
+def test_asking_for_positions_past_the_limit_is_one_line_exit_2(cli, monkeypatch, tmp_path):
+    monkeypatch.setitem(nonary.LIMITS, "positions", 1000)
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps(random_game(7, rooms=8, doors=31)))
+    code, out, err = cli("solve", "nonary", path, "--encoding", "positions", "--out", tmp_path / "runs")
+    assert code == 2 and not (tmp_path / "runs").exists()
+    assert one_error_line(err).endswith("--encoding: the game has more than 1,000 positions, too many to list "
+                                        "(the chains encoding has no such limit)")
+
+
+def test_the_known_stall_is_proved_optimal_and_audits_clean_with_an_independent_search(tmp_path):
+    """Issue 17's map (the benchmark's mixed map 5: 7 rooms, 39 doors): the quick plan finds 7 at
+    once, and chains could not refute 8 within 120 s; its 37,337 positions are listed in about a
+    second, and the audit's independent search agrees."""
+    doors = random_game(5, rooms=7, doors=39)
+    game = nonary.from_doors(doors)
+    outcome, ledger = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, time_limit=120)
+    assert (outcome.status, outcome.value) == ("optimal", 7) == ("optimal", most_escapees(doors))
+    run = json.loads((ledger.dir / "run.json").read_text())
+    assert run["encoding"] == {"name": "auto", "version": nonary.AUTO_VERSION}
+    report = audit(ledger.dir, resolve="certificate")
+    assert report.ok, [f.text for f in report.findings if not f.ok]
+    assert "a solver-free certificate: an independent search of 37,337 positions (who stands where, which doors " \
+           "are left) finds at most 7 can escape" in report.evidence
+
+
+def test_the_independent_search_disagrees_with_a_short_plan_and_gives_up_past_the_limit(monkeypatch):
+    game = nonary.from_doors(random_game(7, rooms=8, doors=31))
+    graph = nonary.explore(game, 10**6)
+    best = max(range(len(graph.standing)), key=graph.escaped)
+    ok, text = nonary.certify(game, graph.plan(best))
+    assert ok and text.endswith(f"finds at most {graph.escaped(best)} can escape")
+    ok, text = nonary.certify(game, {"moves": []})
+    assert not ok and text.endswith(f"finds {graph.escaped(best)} can escape, not 0")
+    monkeypatch.setitem(nonary.LIMITS, "positions", 100)
+    assert nonary.certify(game, graph.plan(best)) is None

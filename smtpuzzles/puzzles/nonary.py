@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import random
 from itertools import combinations
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 
 from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
@@ -21,7 +22,10 @@ from smtpuzzles.puzzles import BUNDLED
 NAME = "nonary"
 SUMMARY = "how many of nine players can escape a map of one-way numbered doors"
 INLINE = (InlineKey("doors", list, "the door list itself: [[number, from, to], ...]"),)
-ENCODINGS = ("chains",)
+# auto: `positions` when the game has at most LIMITS["positions"] positions, else `chains` (measured:
+# the CDCL solver stalls on some small maps whose positions a search lists in a second, and wins
+# by far on the large ones; see encodings/nonary.md).
+ENCODINGS = ("auto", "chains", "positions")
 DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
 PLAYERS = tuple(range(1, 10))
@@ -30,7 +34,7 @@ START, EXIT = 0, -1
 # door may follow every other, take 4 s and 0.76 GB (100 seeded doors over 20 rooms: 0.06 GB); 50 such
 # doors take 0.17 GB and growth is between quadratic and cubic, so 150 would pass 2 GB. Labels are
 # kept short enough to name a room in a table and a message.
-LIMITS = {"doors": 100, "label_chars": 40}
+LIMITS = {"doors": 100, "label_chars": 40, "positions": 100_000}
 
 
 def _groups() -> dict[int, list[tuple[int, ...]]]:
@@ -121,13 +125,19 @@ def from_canonical(data: dict) -> Game:
 
 
 def examples():
-    """The seed's maps and more, in scripts/examples/nonary/ (a checkout's, not installed)."""
-    return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
+    """The seed's maps and more, in scripts/examples/nonary/ (a checkout's, not installed), in the
+    chains encoding: the exports show the rules as clauses (auto would list these small maps'
+    positions instead)."""
+    return examples_in(BUNDLED / NAME, load, "chains")
 
 
 # -------------------------------------------------------------------------------------------- encode
-def encode(game: Game, encoding: str = "chains") -> Encoding:
-    """Who passes which door, and for each player a chain of doors from room 0; all Boolean.
+def encode(game: Game, encoding: str = "auto") -> Encoding:
+    """`chains` (below), `positions` (`_encode_positions`), or `auto`: positions for a game with at
+    most LIMITS["positions"] of them, else chains; the choice depends on the game alone, so the
+    audit makes the same one.
+
+    `chains`: who passes which door, and for each player a chain of doors from room 0; all Boolean.
 
     pass{p}_{d}: player p goes through door d. A used door is passed by one of the few groups of
     3..5 players whose numbers sum to its number mod 9 (`group{d}_{members}`, about 37 per residue),
@@ -151,8 +161,20 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     The encoding's `guess` is `quick_plan`'s answer as an assignment of the plan's variables; the
     engine tries it under each check's assumptions before searching (see encodings/nonary.md).
     """
+    if encoding == "positions" or encoding == "auto":
+        graph = explore(game, LIMITS["positions"])
+        if graph is not None:
+            return _encode_positions(game, graph, encoding)
+        if encoding == "positions":
+            raise InputError(f"the game has more than {LIMITS['positions']:,} positions, too many to list "
+                             "(the chains encoding has no such limit)", "--encoding")
+        return replace(_encode_chains(game), name="auto", version=AUTO_VERSION)
     if encoding != "chains":
-        raise InputError(f"unknown encoding {encoding!r} (chains)", "--encoding")
+        raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
+    return _encode_chains(game)
+
+
+def _encode_chains(game: Game) -> Encoding:
     cnf, doors = CNF(), game.doors
     n = len(doors)
     labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
@@ -302,8 +324,129 @@ def encode(game: Game, encoding: str = "chains") -> Encoding:
     objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
-    return Encoding("chains", 3, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
+    return Encoding("chains", CHAINS_VERSION, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
                     guess=lambda: plan_literals(quick_plan(game)))
+
+
+# The formulas' versions (a change to either formula, or to the choice `auto` makes, raises it).
+CHAINS_VERSION = 3
+POSITIONS_VERSION = 1
+AUTO_VERSION = 1
+
+
+@cache
+def groups_within() -> dict[int, list[list[int]]]:
+    """For each residue and each set of players standing in a room (9 bits), the groups among them
+    that may pass a door of that residue, as bits: `explore` looks them up instead of testing all 37
+    or so (made once, on first use: 40 ms)."""
+    bits = {r: [sum(1 << (p - 1) for p in g) for g in groups] for r, groups in GROUPS.items()}
+    return {r: [[g for g in options if g & present == g] for present in range(1 << len(PLAYERS))]
+            for r, options in bits.items()}
+
+
+@dataclass(frozen=True)
+class Positions:
+    """The game's positions as a graph: every position (who stands where, which doors are spent)
+    reachable from the start, numbered in the order a depth-first search first meets them (0 the
+    start), the move that first led to each, and every legal move between them."""
+
+    labels: tuple  # room labels by number: 0 the start, then the others; the exit is number len(labels)
+    standing: list[tuple[int, ...]]  # per position and room number, the players there (bit p - 1 for p)
+    parent: list[tuple[int, int, int] | None]  # (position, door, group bits) of the first move here
+    moves: list[tuple[int, int]]  # (from, to) for every legal move
+
+    def escaped(self, i: int) -> int:
+        return bin(self.standing[i][-1]).count("1")
+
+    def plan(self, i: int) -> dict:
+        """The moves that first led from the start to position i, as a solution."""
+        moves = []
+        while self.parent[i] is not None:
+            i, door, group = self.parent[i]
+            moves.append({"door": door, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
+        return {"moves": moves[::-1]}
+
+
+def explore(game: Game, limit: int) -> Positions | None:
+    """Every position reachable from the start under the rules, or None past `limit` positions.
+
+    A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
+    the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
+    the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
+    same players escaping, so no escape count is lost."""
+    doors = game.doors
+    labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
+    number_of = {label: i for i, label in enumerate(labels)}
+    number_of[EXIT] = len(labels)
+    exits = [(number % 9, number_of[origin], number_of[target]) for number, origin, target in doors]
+    earlier_equal = {}  # door -> the equal door it must wait for
+    last: dict[tuple, int] = {}
+    for d, door in enumerate(doors):
+        if door in last:
+            earlier_equal[d] = last[door]
+        last[door] = d
+    start = tuple([(1 << len(PLAYERS)) - 1] + [0] * len(labels))
+    index = {(start, 0): 0}
+    standing, spent, parent, moves = [start], [0], [None], []
+    stack = [0]
+    passes = [(1 << d, 1 << earlier_equal[d] if d in earlier_equal else 0, groups_within()[residue], origin, target, d)
+              for d, (residue, origin, target) in enumerate(exits)]
+    while stack:
+        i = stack.pop()
+        here_all, used = standing[i], spent[i]
+        for bit, wait_for, within, origin, target, d in passes:
+            if used & bit or used & wait_for != wait_for:
+                continue
+            for group in within[here_all[origin]]:
+                after = list(here_all)
+                after[origin] ^= group
+                after[target] |= group
+                key = (tuple(after), used | bit)
+                j = index.get(key)
+                if j is None:
+                    if len(standing) >= limit:
+                        return None
+                    j = index[key] = len(standing)
+                    standing.append(key[0])
+                    spent.append(key[1])
+                    parent.append((i, d, group))
+                    stack.append(j)
+                moves.append((i, j))
+    return Positions(tuple(labels), standing, parent, moves)
+
+
+def _encode_positions(game: Game, graph: Positions, name: str) -> Encoding:
+    """The position graph itself as clauses: `at{i}` for each position, the start reached, and each
+    legal move carrying `at` from its position to the next; `escaped_ge{k}` holds exactly when a
+    reached position has at least k players out.
+
+    Here the search that lists the positions does the work, as a memoised brute force would, and
+    the solver only propagates: the UNSAT step at best + 1 is settled at once. What carries the
+    proof is the listing, which the audit makes again with today's code (the drift check) and
+    which `certify` confirms by an independent search. See encodings/nonary.md."""
+    cnf = CNF()
+    at = [cnf.var(f"at{i}") for i in range(len(graph.standing))]
+    cnf.add([at[0]])
+    for i, j in graph.moves:
+        cnf.add([-at[i], at[j]])
+    for k in range(1, len(PLAYERS) + 1):
+        named = cnf.var(f"escaped_ge{k}")
+        reached = [at[i] for i in range(len(at)) if graph.escaped(i) >= k]
+        cnf.add([-named] + reached)
+        cnf.clauses.extend([-a, named] for a in reached)
+
+    def decode(model) -> dict:
+        reached = [i for i in range(len(at)) if model[f"at{i}"]]
+        return graph.plan(max(reached, key=lambda i: (graph.escaped(i), -i)))
+
+    def at_least(k: int):
+        if k <= 0:
+            return TRUE
+        return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
+
+    version = POSITIONS_VERSION if name == "positions" else AUTO_VERSION
+    return Encoding(name, version, Formula.from_cnf(cnf), IntMax(at_least, upper=len(PLAYERS)), decode,
+                    engines=("sat", "z3"), notes={"positions": len(graph.standing), "moves": len(graph.moves)})
 
 
 def _equal_counts(cnf: CNF, left: list[int], right: list[int]) -> None:
@@ -422,6 +565,52 @@ def room_components(doors) -> tuple[dict, set]:
     component = {room: i for i, members in enumerate(order) for room in members}
     cyclic = {component[origin] for _, origin, target in doors if component[origin] == component[target]}
     return component, cyclic
+
+
+def certify(game: Game, solution: dict) -> tuple[bool, str] | None:
+    """Audit hook: a second, independent search for the most players who can escape, by other code
+    than `explore` (plain tuples of room labels, memoised on who stands where and which doors are
+    left, equal doors tried once), so a slip in either search shows as a disagreement. None for a
+    game past LIMITS["positions"] searched positions, which the chains encoding answers alone, and
+    for a solution that breaks the rules, which the audit's models check reports."""
+    if referee(game, solution):
+        return None
+    taken = value(game, solution)
+    seen: dict = {}
+
+    def most(where: tuple, left: frozenset) -> int:
+        key = (where, left)
+        if key in seen:
+            return seen[key]
+        if len(seen) >= LIMITS["positions"]:
+            raise OverflowError
+        best = where.count(EXIT)
+        tried = set()
+        for d in sorted(left):
+            number, origin, target = game.doors[d]
+            if game.doors[d] in tried:
+                continue
+            tried.add(game.doors[d])
+            here = {p for p, room in zip(PLAYERS, where) if room == origin}
+            if len(here) < 3:
+                continue
+            for group in GROUPS[number % 9]:
+                if best == len(PLAYERS):
+                    break
+                if here.issuperset(group):
+                    moved = tuple(target if p in group else room for p, room in zip(PLAYERS, where))
+                    best = max(best, most(moved, left - {d}))
+        seen[key] = best
+        return best
+
+    try:
+        found = most((START,) * len(PLAYERS), frozenset(range(len(game.doors))))
+    except OverflowError:
+        return None
+    if found != taken:
+        return False, f"an independent search of {len(seen):,} positions finds {found} can escape, not {taken}"
+    return True, f"an independent search of {len(seen):,} positions (who stands where, which doors are left) " \
+                 f"finds at most {found} can escape"
 
 
 # ------------------------------------------------------------------------------------------- referee
