@@ -85,3 +85,31 @@ def fails_instead_of_hanging(seconds: int):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+# A real ledger kept as test data: the 12x12 (3x4) run published until a later run proved that board
+# optimal. It was interrupted after 138 solver-minutes with 54 of 144 positions proved, climbing (it
+# was recorded before runs named their search), and split into cubes at depth 1 when resumed. Its
+# base formula is not shipped (2.2 MB): it is today's `onehot` encoding of the empty board, written
+# again here, and run.json's sha-256 of it says whether it still is.
+INTERRUPTED_12x12 = DATA / "kingtour-12x12-interrupted"
+
+
+@pytest.fixture(scope="session")
+def interrupted_12x12(tmp_path_factory) -> Path:
+    """The interrupted 12x12 run folder, rebuilt once per session; tests that change it copy it."""
+    import gzip
+    import shutil
+
+    from smtpuzzles.ledger import write_gz
+    from smtpuzzles.puzzles import kingtour
+
+    run = json.loads((INTERRUPTED_12x12 / "run.json").read_text())
+    folder = tmp_path_factory.mktemp("published") / "kingtour-2b3b523e65-20261201-030336"
+    folder.mkdir()
+    for name in ("run.json", "solution.json", "input.txt"):
+        shutil.copy(INTERRUPTED_12x12 / name, folder / name)
+    (folder / "steps.jsonl").write_bytes(gzip.decompress((INTERRUPTED_12x12 / "steps.jsonl.gz").read_bytes()))
+    board = kingtour.from_canonical(run["instance"])
+    write_gz(folder / "base.smt2.gz", kingtour.encode(board, run["encoding"]["name"]).formula.document())
+    return folder

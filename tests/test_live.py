@@ -15,9 +15,6 @@ from ledger_forge import forge_chain, read_ledger
 from smtpuzzles import live
 from smtpuzzles.errors import LedgerError
 
-ROOT = Path(__file__).resolve().parent.parent
-# The published 12x12 (3x4) run, interrupted: the README and issue 15 state 46 of 144 positions proved.
-RUN_12x12 = ROOT / "results" / "kingtour-2b3b523e65-20261201-030336"
 
 
 def step(index, op, result, seconds, value=None, by="solver", **claim):
@@ -259,9 +256,10 @@ def test_show_on_a_finished_run_adds_one_progress_line(cli):
     assert "optimal" in out and f"progress: all 36 positions proved; {checks} checks," in out
 
 
-def test_show_on_the_published_interrupted_12x12_run(cli):
-    """`smtpuzzles show RUN_DIR` on the published 12x12 ledger: where it stopped, in 80 columns."""
-    code, out, err = cli("show", RUN_12x12)
+def test_show_on_a_real_interrupted_12x12_run(cli, interrupted_12x12):
+    """`smtpuzzles show RUN_DIR` on a 12x12 ledger stopped after 138 solver-minutes (conftest):
+    where it stopped, in 80 columns."""
+    code, out, err = cli("show", interrupted_12x12)
     assert code == 0, err
     assert "position 55 of 144 (54 proved" in out and "interrupted" in out  # counted: prefixes up to 54 long
     assert "rough: ~" in out and "slowest" in out and "checks/min" in out
@@ -305,13 +303,13 @@ def test_a_symlinked_steps_file_is_one_line_exit_2(cli, tmp_path):
 
 
 # ---------------------------------------------------------------------------- solve's live view
-def test_the_solve_view_shows_the_same_fields_within_80_columns():
+def test_the_solve_view_shows_the_same_fields_within_80_columns(interrupted_12x12):
     from smtpuzzles import puzzles
     from smtpuzzles.cli import ProgressView
 
     clock = [0.0]
     view = ProgressView(puzzles.get("kingtour"), clock=lambda: clock[0])
-    for line in (RUN_12x12 / "steps.jsonl").read_text().splitlines():
+    for line in (interrupted_12x12 / "steps.jsonl").read_text().splitlines():
         s = json.loads(line)
         clock[0] += s.get("seconds", 0)
         view.step(s)
