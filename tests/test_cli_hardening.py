@@ -25,7 +25,7 @@ from conftest import one_error_line
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "scripts" / "examples"
 README_URL = "https://puzz.link/p?tatamibari/5/5/m3g11i2g31h13g3g"
-RECORD = ROOT / "results" / "kingtour-033a4d9697-20261130-132113"
+RECORD = ROOT / "results" / "kingtour-033a4d9697-20261201-094928"
 
 
 # ------------------------------------------------------------------ an independent Tatamibari count
@@ -379,7 +379,7 @@ def test_gitignore_keeps_the_record_and_drops_readme_runs():
         return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
 
     assert ignored(".venv/bin/python") and ignored("results/rogue-0123456789-20990101-000000/run.json")
-    assert not ignored("results/kingtour-033a4d9697-20261130-132113/run.json")
+    assert not ignored("results/kingtour-033a4d9697-20261201-094928/run.json")
 
 
 def test_tatamibari_bench_without_the_shared_data_says_one_line(tmp_path):

@@ -23,8 +23,8 @@ def instance(run_dir: Path) -> tuple[int, str]:
     return run["instance"]["size"], run["instance"]["box"]
 
 
-def test_the_records_cover_8_9_and_10():
-    assert sorted(instance(d) for d in RECORDS) == [(8, "2x4"), (9, "3x3"), (10, "2x5")]
+def test_the_records_cover_8_9_10_and_12():
+    assert sorted(instance(d) for d in RECORDS) == [(8, "2x4"), (9, "3x3"), (10, "2x5"), (12, "3x4")]
 
 
 @pytest.mark.parametrize("run_dir", RECORDS, ids=lambda d: "x".join(map(str, instance(d)[:1] * 2)))
@@ -42,8 +42,8 @@ def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir):
 UNFINISHED = [d for d in RUNS if json.loads((d / "run.json").read_text())["status"] in ("interrupted", "unknown")]
 
 
-def test_the_long_runs_published_unfinished_are_12_and_16():
-    assert sorted(instance(d) for d in UNFINISHED) == [(12, "3x4"), (16, "4x4")]
+def test_the_long_run_published_unfinished_is_16():
+    assert sorted(instance(d) for d in UNFINISHED) == [(16, "4x4")]
 
 
 @pytest.mark.parametrize("run_dir", UNFINISHED, ids=lambda d: "x".join(map(str, instance(d)[:1] * 2)))
@@ -75,17 +75,34 @@ def test_transposed_boxes_give_the_same_record(cli):
     assert json.loads((published / "run.json").read_text())["value"] == wide["value"]
 
 
-def test_the_readme_resume_command_continues_the_published_12x12_run(cli, tmp_path):
-    """`smtpuzzles solve kingtour --resume results/kingtour-2b3b523e65-20261201-030336`, as the
-    README gives it, on a copy with a half-second limit: every recorded step replays (climbing, as
-    it was recorded, and its split checks at depth 1), the next check runs out of time, and the run
-    ends `unknown` (exit 3) with all it had kept."""
+def test_the_readme_resume_command_continues_the_published_16x16_run(cli, tmp_path):
+    """`smtpuzzles solve kingtour --resume results/kingtour-88585deb89-...`, as the README gives
+    it, on a copy with a half-second limit: the recorded steps replay, the next check runs out of
+    time, and the run ends `unknown` (exit 3) with all it had kept."""
     import shutil
 
-    published = ROOT / "results" / "kingtour-2b3b523e65-20261201-030336"
-    assert f"--resume\nresults/{published.name}" in (ROOT / "README.md").read_text().replace("`", "")
+    (published,) = [d for d in UNFINISHED if instance(d) == (16, "4x4")]
+    assert f"--resume results/{published.name}" in " ".join((ROOT / "README.md").read_text().replace("`", "").split())
     copy = tmp_path / published.name
     shutil.copytree(published, copy)
+    before = (copy / "steps.jsonl").read_text().splitlines()
+    code, out, err = cli("solve", "kingtour", "--resume", copy, "--time-limit", "0.5", "--json")
+    assert code == 3, err
+    run = json.loads((copy / "run.json").read_text())
+    assert run["status"] == "unknown" and run["search"] == "descend"
+    after = (copy / "steps.jsonl").read_text().splitlines()
+    assert after[: len(before)] == before and len(after) > len(before)
+    assert json.loads(after[-1])["result"] == "unknown"
+
+
+def test_a_real_split_run_recorded_climbing_resumes_as_it_was_made(cli, tmp_path, interrupted_12x12):
+    """The interrupted 12x12 ledger (conftest), on a copy with a half-second limit: every recorded
+    step replays (climbing, as it was recorded, and its split checks at depth 1), the next check
+    runs out of time, and the run ends `unknown` (exit 3) with all it had kept."""
+    import shutil
+
+    copy = tmp_path / interrupted_12x12.name
+    shutil.copytree(interrupted_12x12, copy)
     before = (copy / "steps.jsonl").read_text().splitlines()
     code, out, err = cli("solve", "kingtour", "--resume", copy, "--time-limit", "0.5", "--json")
     assert code == 3, err
