@@ -254,6 +254,16 @@ def test_auto_lists_positions_up_to_the_limit_and_falls_back_to_chains(monkeypat
     assert nonary.explore(game, 1000) is None and nonary.explore(game, 1643) is not None
 
 
+def test_auto_takes_chains_without_listing_when_the_quick_plan_gets_everyone_out(monkeypatch):
+    """Nothing is left to refute then (9 is the most), and listing a 20-door map's positions
+    would cost more than the whole chains run."""
+    game = nonary.from_doors(random_game(1000, rooms=2, doors=20))
+    assert nonary.value(game, nonary.quick_plan(game)) == 9
+    monkeypatch.setattr(nonary, "explore", lambda *args: pytest.fail("auto listed the positions"))
+    chosen = nonary.encode(game)
+    assert (chosen.name, chosen.formula.sha256) == ("auto", nonary.encode(game, "chains").formula.sha256)
+
+
 def test_asking_for_positions_past_the_limit_is_one_line_exit_2(cli, monkeypatch, tmp_path):
     monkeypatch.setitem(nonary.LIMITS, "positions", 1000)
     path = tmp_path / "map.json"

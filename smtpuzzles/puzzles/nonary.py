@@ -22,9 +22,10 @@ from smtpuzzles.puzzles import BUNDLED
 NAME = "nonary"
 SUMMARY = "how many of nine players can escape a map of one-way numbered doors"
 INLINE = (InlineKey("doors", list, "the door list itself: [[number, from, to], ...]"),)
-# auto: `positions` when the game has at most LIMITS["positions"] positions, else `chains` (measured:
-# the CDCL solver stalls on some small maps whose positions a search lists in a second, and wins
-# by far on the large ones; see encodings/nonary.md).
+# auto: `chains` when the quick plan gets all nine out, else `positions` when the game has at most
+# LIMITS["positions"] positions, else `chains` (measured: the CDCL solver stalls on some small maps
+# whose positions a search lists in a second, and wins by far on the large ones; see
+# encodings/nonary.md).
 ENCODINGS = ("auto", "chains", "positions")
 DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
@@ -133,9 +134,10 @@ def examples():
 
 # -------------------------------------------------------------------------------------------- encode
 def encode(game: Game, encoding: str = "auto") -> Encoding:
-    """`chains` (below), `positions` (`_encode_positions`), or `auto`: positions for a game with at
-    most LIMITS["positions"] of them, else chains; the choice depends on the game alone, so the
-    audit makes the same one.
+    """`chains` (below), `positions` (`_encode_positions`), or `auto`: chains when the quick plan
+    gets all nine out (nothing is left to refute), else positions for a game with at most
+    LIMITS["positions"] of them, else chains. The choice depends on the game alone (the quick plan
+    is seeded), so the audit makes the same one.
 
     `chains`: who passes which door, and for each player a chain of doors from room 0; all Boolean.
 
@@ -161,20 +163,26 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
     The encoding's `guess` is `quick_plan`'s answer as an assignment of the plan's variables; the
     engine tries it under each check's assumptions before searching (see encodings/nonary.md).
     """
-    if encoding == "positions" or encoding == "auto":
+    if encoding == "auto":
+        plan = quick_plan(game)
+        if value(game, plan) == len(PLAYERS):  # all out: nothing to refute, and chains confirms the plan at once
+            return replace(_encode_chains(game, plan), name="auto", version=AUTO_VERSION)
         graph = explore(game, LIMITS["positions"])
         if graph is not None:
             return _encode_positions(game, graph, encoding)
-        if encoding == "positions":
+        return replace(_encode_chains(game, plan), name="auto", version=AUTO_VERSION)
+    if encoding == "positions":
+        graph = explore(game, LIMITS["positions"])
+        if graph is None:
             raise InputError(f"the game has more than {LIMITS['positions']:,} positions, too many to list "
                              "(the chains encoding has no such limit)", "--encoding")
-        return replace(_encode_chains(game), name="auto", version=AUTO_VERSION)
+        return _encode_positions(game, graph, encoding)
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
     return _encode_chains(game)
 
 
-def _encode_chains(game: Game) -> Encoding:
+def _encode_chains(game: Game, plan: dict | None = None) -> Encoding:
     cnf, doors = CNF(), game.doors
     n = len(doors)
     labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
@@ -325,7 +333,7 @@ def _encode_chains(game: Game) -> Encoding:
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
     return Encoding("chains", CHAINS_VERSION, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
-                    guess=lambda: plan_literals(quick_plan(game)))
+                    guess=lambda: plan_literals(plan if plan is not None else quick_plan(game)))
 
 
 # The formulas' versions (a change to either formula, or to the choice `auto` makes, raises it).
@@ -494,7 +502,9 @@ def quick_plan(game: Game, restarts: int = 40, nodes: int = 250, seed: int = 0) 
                 if len(here) < 3:
                     continue
                 groups = [g for g in GROUPS[number % 9] if here.issuperset(g)]
-                rng.shuffle(groups)
+                # Sorted by random keys rather than shuffled: seeded random() is the one sequence
+                # Python promises to keep across versions, and `auto` decides by this plan.
+                groups.sort(key=lambda group: rng.random())
                 for group in groups:
                     moved = tuple(target if p in group else room for p, room in zip(PLAYERS, where))
                     plan.append({"door": d, "players": list(group)})
