@@ -75,38 +75,33 @@ def test_transposed_boxes_give_the_same_record(cli):
     assert json.loads((published / "run.json").read_text())["value"] == wide["value"]
 
 
-def test_the_readme_resume_command_continues_the_published_16x16_run(cli, tmp_path):
-    """`smtpuzzles solve kingtour --resume results/kingtour-88585deb89-...`, as the README gives
-    it, on a copy with a half-second limit: the recorded steps replay, the next check runs out of
+def resumed_briefly(cli, tmp_path, published: Path) -> tuple[dict, list[str], list[str]]:
+    """(run.json after, steps before, steps after) of `smtpuzzles solve kingtour --resume` on a copy
+    of `published` with a half-second limit: the recorded steps replay, the next check runs out of
     time, and the run ends `unknown` (exit 3) with all it had kept."""
     import shutil
 
-    (published,) = [d for d in UNFINISHED if instance(d) == (16, "4x4")]
-    assert f"--resume results/{published.name}" in " ".join((ROOT / "README.md").read_text().replace("`", "").split())
     copy = tmp_path / published.name
     shutil.copytree(published, copy)
     before = (copy / "steps.jsonl").read_text().splitlines()
     code, out, err = cli("solve", "kingtour", "--resume", copy, "--time-limit", "0.5", "--json")
     assert code == 3, err
     run = json.loads((copy / "run.json").read_text())
-    assert run["status"] == "unknown" and run["search"] == "descend"
     after = (copy / "steps.jsonl").read_text().splitlines()
-    assert after[: len(before)] == before and len(after) > len(before)
-    assert json.loads(after[-1])["result"] == "unknown"
+    assert run["status"] == "unknown" and after[: len(before)] == before and len(after) > len(before)
+    return run, before, after
+
+
+def test_the_readme_resume_command_continues_the_published_16x16_run(cli, tmp_path):
+    """`smtpuzzles solve kingtour --resume results/kingtour-88585deb89-...`, as the README gives it."""
+    (published,) = [d for d in UNFINISHED if instance(d) == (16, "4x4")]
+    assert f"--resume results/{published.name}" in " ".join((ROOT / "README.md").read_text().replace("`", "").split())
+    run, _, after = resumed_briefly(cli, tmp_path, published)
+    assert run["search"] == "descend" and json.loads(after[-1])["result"] == "unknown"
 
 
 def test_a_real_split_run_recorded_climbing_resumes_as_it_was_made(cli, tmp_path, interrupted_12x12):
-    """The interrupted 12x12 ledger (conftest), on a copy with a half-second limit: every recorded
-    step replays (climbing, as it was recorded, and its split checks at depth 1), the next check
-    runs out of time, and the run ends `unknown` (exit 3) with all it had kept."""
-    import shutil
-
-    copy = tmp_path / interrupted_12x12.name
-    shutil.copytree(interrupted_12x12, copy)
-    before = (copy / "steps.jsonl").read_text().splitlines()
-    code, out, err = cli("solve", "kingtour", "--resume", copy, "--time-limit", "0.5", "--json")
-    assert code == 3, err
-    run = json.loads((copy / "run.json").read_text())
-    assert run["status"] == "unknown" and run["cubes"] == 1 and "search" not in run
-    after = (copy / "steps.jsonl").read_text().splitlines()
-    assert after[: len(before)] == before and len(after) > len(before)
+    """The interrupted 12x12 ledger (conftest): every recorded step replays, climbing as it was
+    recorded, and its split checks at depth 1."""
+    run, _, _ = resumed_briefly(cli, tmp_path, interrupted_12x12)
+    assert run["cubes"] == 1 and "search" not in run
