@@ -12,6 +12,7 @@ from brute_nonary import most_escapees
 from conftest import SEED_CASES, one_error_line
 from smtpuzzles import run as runner
 from smtpuzzles.audit import audit
+from smtpuzzles.errors import InputError
 from smtpuzzles.puzzles import nonary
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "nonary"
@@ -270,8 +271,12 @@ def test_asking_for_positions_past_the_limit_is_one_line_exit_2(cli, monkeypatch
     path.write_text(json.dumps(random_game(7, rooms=8, doors=31)))
     code, out, err = cli("solve", "nonary", path, "--encoding", "positions", "--out", tmp_path / "runs")
     assert code == 2 and not (tmp_path / "runs").exists()
-    assert one_error_line(err).endswith("--encoding: the game has more than 1,000 positions, too many to list "
-                                        "(the chains encoding has no such limit)")
+    line = one_error_line(err)
+    assert line == "smtpuzzles: error: --encoding: over 1,000 positions or 1M moves; use chains"
+    monkeypatch.setitem(nonary.LIMITS, "positions", 100_000)
+    with pytest.raises(InputError) as refused:  # at the real limits, still within 80 columns
+        nonary.encode(nonary.from_doors([[n, 0, 0] for n in range(1, 9) for _ in range(12)] + [[9, 0, -1]]), "positions")
+    assert len(f"smtpuzzles: error: {refused.value}") <= 80
 
 
 def test_the_known_stall_is_proved_optimal_and_audits_clean_with_an_independent_search(tmp_path):
@@ -300,3 +305,29 @@ def test_the_independent_search_disagrees_with_a_short_plan_and_gives_up_past_th
     assert not ok and text.endswith(f"finds {graph.escaped(best)} can escape, not 0")
     monkeypatch.setitem(nonary.LIMITS, "positions", 100)
     assert nonary.certify(game, graph.plan(best)) is None
+
+
+def test_groups_that_land_alike_are_one_move_and_the_move_count_is_capped(monkeypatch, tmp_path):
+    """A hostile review's map: 24 doors from room 0 back into it and one door 9 nobody can reach.
+    Each of the ~37 groups that may pass such a door lands on the same position, once listed as
+    18 million moves (6 GB); now each move between two positions is listed once, and past
+    LIMITS["moves"] auto falls back to chains."""
+    doors = [[n, 0, 0] for n in range(1, 9) for _ in range(3)] + [[9, "x", -1]]
+    game = nonary.from_doors(doors)
+    graph = nonary.explore(game, 10**6)
+    assert len(graph.moves) == len(set(graph.moves))
+    # Equal doors in order: the position is how many of each number's three are spent, 4^8 of them.
+    assert len(graph.standing) == 4 ** 8 and len(graph.moves) == 4 ** 8 // 4 * 3 * 8
+    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
+    assert (outcome.status, outcome.value) == ("optimal", 0) == ("optimal", most_escapees(doors))
+    monkeypatch.setitem(nonary.LIMITS, "moves", 1000)
+    assert nonary.explore(game, 10**6) is None and "positions" not in nonary.encode(game).notes
+
+
+def test_the_independent_search_gives_up_by_work_done_too(monkeypatch):
+    game = nonary.from_doors(random_game(7, rooms=8, doors=31))
+    graph = nonary.explore(game, 10**6)
+    best = graph.plan(max(range(len(graph.standing)), key=graph.escaped))
+    assert nonary.certify(game, best)[0]
+    monkeypatch.setattr(nonary, "WORK_PER_POSITION", 0.01)  # 1,000 groups in all
+    assert nonary.certify(game, best) is None

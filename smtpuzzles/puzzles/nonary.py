@@ -35,7 +35,9 @@ START, EXIT = 0, -1
 # door may follow every other, take 4 s and 0.76 GB (100 seeded doors over 20 rooms: 0.06 GB); 50 such
 # doors take 0.17 GB and growth is between quadratic and cubic, so 150 would pass 2 GB. Labels are
 # kept short enough to name a room in a table and a message.
-LIMITS = {"doors": 100, "label_chars": 40, "positions": 100_000}
+# positions and moves: what `explore` lists at most (past either, auto falls back to chains); many
+# groups passing one door often land on one position, and each such move is listed once.
+LIMITS = {"doors": 100, "label_chars": 40, "positions": 100_000, "moves": 1_000_000}
 
 
 def _groups() -> dict[int, list[tuple[int, ...]]]:
@@ -174,8 +176,8 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
     if encoding == "positions":
         graph = explore(game, LIMITS["positions"])
         if graph is None:
-            raise InputError(f"the game has more than {LIMITS['positions']:,} positions, too many to list "
-                             "(the chains encoding has no such limit)", "--encoding")
+            raise InputError(f"over {LIMITS['positions']:,} positions or {LIMITS['moves'] / 1e6:g}M moves; use chains",
+                             "--encoding")
         return _encode_positions(game, graph, encoding)
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
@@ -376,7 +378,8 @@ class Positions:
 
 
 def explore(game: Game, limit: int) -> Positions | None:
-    """Every position reachable from the start under the rules, or None past `limit` positions.
+    """Every position reachable from the start under the rules, or None past `limit` positions (or
+    LIMITS["moves"] distinct moves).
 
     A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
     the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
@@ -402,10 +405,14 @@ def explore(game: Game, limit: int) -> Positions | None:
     while stack:
         i = stack.pop()
         here_all, used = standing[i], spent[i]
+        reached: set[int] = set()  # the positions one move from i, each listed once
         for bit, wait_for, within, origin, target, d in passes:
             if used & bit or used & wait_for != wait_for:
                 continue
-            for group in within[here_all[origin]]:
+            groups = within[here_all[origin]]
+            if origin == target and groups:  # a door back into its own room: every group lands alike
+                groups = groups[:1]
+            for group in groups:
                 after = list(here_all)
                 after[origin] ^= group
                 after[target] |= group
@@ -419,7 +426,11 @@ def explore(game: Game, limit: int) -> Positions | None:
                     spent.append(key[1])
                     parent.append((i, d, group))
                     stack.append(j)
-                moves.append((i, j))
+                if j not in reached:
+                    reached.add(j)
+                    moves.append((i, j))
+                    if len(moves) > LIMITS["moves"]:
+                        return None
     return Positions(tuple(labels), standing, parent, moves)
 
 
@@ -577,44 +588,53 @@ def room_components(doors) -> tuple[dict, set]:
     return component, cyclic
 
 
+WORK_PER_POSITION = 100  # certify may try 10 million groups in all; issue 17's stall needs 3 to 4 million
+
+
 def certify(game: Game, solution: dict) -> tuple[bool, str] | None:
     """Audit hook: a second, independent search for the most players who can escape, by other code
-    than `explore` (plain tuples of room labels, memoised on who stands where and which doors are
-    left, equal doors tried once), so a slip in either search shows as a disagreement. None for a
-    game past LIMITS["positions"] searched positions, which the chains encoding answers alone, and
-    for a solution that breaks the rules, which the audit's models check reports."""
+    than `explore` (room labels in tuples, memoised on who stands where and which doors are left,
+    equal doors tried once), so a slip in either search shows as a disagreement. None where the
+    search would pass LIMITS["positions"] positions or WORK_PER_POSITION groups tried for each (it
+    gives up within seconds), and for a solution that breaks the rules, which the audit's models check
+    reports."""
     if referee(game, solution):
         return None
     taken = value(game, solution)
     seen: dict = {}
+    work = [WORK_PER_POSITION * LIMITS["positions"]]  # groups tried, at most
+    doors = game.doors
 
-    def most(where: tuple, left: frozenset) -> int:
+    def most(where: tuple, left: int) -> int:
         key = (where, left)
         if key in seen:
             return seen[key]
-        if len(seen) >= LIMITS["positions"]:
+        if len(seen) >= LIMITS["positions"] or work[0] <= 0:
             raise OverflowError
         best = where.count(EXIT)
         tried = set()
-        for d in sorted(left):
-            number, origin, target = game.doors[d]
-            if game.doors[d] in tried:
+        for d in range(len(doors)):
+            if not left >> d & 1 or doors[d] in tried:
                 continue
-            tried.add(game.doors[d])
+            tried.add(doors[d])
+            number, origin, target = doors[d]
             here = {p for p, room in zip(PLAYERS, where) if room == origin}
             if len(here) < 3:
                 continue
             for group in GROUPS[number % 9]:
                 if best == len(PLAYERS):
                     break
+                work[0] -= 1
                 if here.issuperset(group):
                     moved = tuple(target if p in group else room for p, room in zip(PLAYERS, where))
-                    best = max(best, most(moved, left - {d}))
+                    best = max(best, most(moved, left & ~(1 << d)))
+                    if origin == target:  # back into its own room: any other group lands the same
+                        break
         seen[key] = best
         return best
 
     try:
-        found = most((START,) * len(PLAYERS), frozenset(range(len(game.doors))))
+        found = most((START,) * len(PLAYERS), (1 << len(doors)) - 1)
     except OverflowError:
         return None
     if found != taken:
