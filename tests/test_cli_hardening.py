@@ -122,7 +122,7 @@ def test_every_readme_solve_example_runs(cli, tmp_path, monkeypatch):
     for argv in examples:
         args = argv[1:]
         if args[1] == "kingtour" and "--clues" not in args:
-            args += ["--time-limit", "0.5"]  # the 35-second record: started here, proved in the README's bench
+            args += ["--time-limit", "0.5"]  # the 12-second record: started here, proved in the README's bench
         code, out, err = cli(*args)
         assert code in (0, 3) and "Traceback" not in err, (argv, err)
         assert code == 0 or "--time-limit" in args
