@@ -12,6 +12,7 @@ import random
 from itertools import combinations
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import Callable
 
 from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
@@ -162,17 +163,19 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
     - the escapees are a union of disjoint groups of 3..5 summing to 0 mod 9, at most one per door 9.
     The objective is the count of escapees, `escaped_ge{k}` meaning at least k escape.
 
-    The encoding's `guess` is `quick_plan`'s answer as an assignment of the plan's variables; the
-    engine tries it under each check's assumptions before searching (see encodings/nonary.md).
+    The encoding's `guess` is `quick_plan`'s answer, or `all_out_plan`'s where the quick plan leaves
+    somebody inside, as an assignment of the plan's variables; the engine tries it under each
+    check's assumptions before searching (see encodings/nonary.md). It is made when a solver is
+    first built, so an audit, which re-solves UNSAT steps only, does not search for it.
     """
     if encoding == "auto":
         plan = quick_plan(game)
         if value(game, plan) == len(PLAYERS):  # all out: nothing to refute, and chains confirms the plan at once
-            return replace(_encode_chains(game, plan), name="auto", version=AUTO_VERSION)
+            return replace(_encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
         graph = explore(game, LIMITS["positions"])
         if graph is not None:
             return _encode_positions(game, graph, encoding)
-        return replace(_encode_chains(game, plan), name="auto", version=AUTO_VERSION)
+        return replace(_encode_chains(game, lambda: _best_guess(game, plan)), name="auto", version=AUTO_VERSION)
     if encoding == "positions":
         graph = explore(game, LIMITS["positions"])
         if graph is None:
@@ -181,10 +184,20 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
         return _encode_positions(game, graph, encoding)
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
-    return _encode_chains(game)
+    return _encode_chains(game, lambda: _best_guess(game, quick_plan(game)))
 
 
-def _encode_chains(game: Game, plan: dict | None = None) -> Encoding:
+def _best_guess(game: Game, plan: dict) -> dict:
+    """The quick plan, or where it leaves somebody inside, a plan that gets all nine out if
+    `all_out_plan` finds one (at most 1,000,000 positions, about 20 s): some large maps' plans
+    that free all nine are 15 to 25 moves long, which the solver did not find in 300 s."""
+    if value(game, plan) == len(PLAYERS):
+        return plan
+    return all_out_plan(game) or plan
+
+
+def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
+    planner = cache(planner)  # each engine built asks for the guess; the search runs once
     cnf, doors = CNF(), game.doors
     n = len(doors)
     labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
@@ -335,7 +348,7 @@ def _encode_chains(game: Game, plan: dict | None = None) -> Encoding:
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
     return Encoding("chains", CHAINS_VERSION, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
-                    guess=lambda: plan_literals(plan if plan is not None else quick_plan(game)))
+                    guess=lambda: plan_literals(planner()))
 
 
 # The formulas' versions (a change to either formula, or to the choice `auto` makes, raises it).
@@ -377,14 +390,10 @@ class Positions:
         return {"moves": moves[::-1]}
 
 
-def explore(game: Game, limit: int) -> Positions | None:
-    """Every position reachable from the start under the rules, or None past `limit` positions (or
-    LIMITS["moves"] distinct moves).
-
-    A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
-    the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
-    the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
-    same players escaping, so no escape count is lost."""
+def _numbered(game: Game) -> tuple[list, list, dict]:
+    """Room labels by number (0 the start, the exit number len(labels)), each door as (residue, from,
+    to) in numbers, and for each door the equal door (same number and rooms) it must wait for: equal
+    doors are passed lowest index first, as the chains encoding orders them."""
     doors = game.doors
     labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
     number_of = {label: i for i, label in enumerate(labels)}
@@ -396,6 +405,18 @@ def explore(game: Game, limit: int) -> Positions | None:
         if door in last:
             earlier_equal[d] = last[door]
         last[door] = d
+    return labels, exits, earlier_equal
+
+
+def explore(game: Game, limit: int) -> Positions | None:
+    """Every position reachable from the start under the rules, or None past `limit` positions (or
+    LIMITS["moves"] distinct moves).
+
+    A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
+    the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
+    the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
+    same players escaping, so no escape count is lost."""
+    labels, exits, earlier_equal = _numbered(game)
     start = tuple([(1 << len(PLAYERS)) - 1] + [0] * len(labels))
     index = {(start, 0): 0}
     standing, spent, parent, moves = [start], [0], [None], []
@@ -528,6 +549,126 @@ def quick_plan(game: Game, restarts: int = 40, nodes: int = 250, seed: int = 0) 
         if best[0] == len(PLAYERS) or budget[0] > 0:  # everyone out, or the search ran to its end
             break
     return {"moves": best[1]}
+
+
+# all_out_plan's searches: at most this many, each stopped after this many positions (measured on
+# issue 17's hard maps, see encodings/nonary.md: a plan found after 54,000 to 160,000 positions in
+# most orders and after millions in some, so several short searches beat one long one).
+ALL_OUT_SEARCHES = {"searches": 5, "positions": 200_000}
+
+
+@cache
+def _fewest_zero_groups() -> tuple[int, ...]:
+    """For each set of players (9 bits), the fewest disjoint groups of 3..5 whose numbers sum to 0
+    mod 9 that make it up exactly (99 where none do): each group needs a door 9 of its own."""
+    zero = [sum(1 << (p - 1) for p in g) for g in GROUPS[0]]
+    fewest = [0] + [99] * ((1 << len(PLAYERS)) - 1)
+    for players in range(1, 1 << len(PLAYERS)):
+        lowest = players & -players  # the group holding the lowest player: each split counted once
+        for group in zero:
+            if group & lowest and group & players == group:
+                fewest[players] = min(fewest[players], fewest[players ^ group] + 1)
+    return tuple(fewest)
+
+
+def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
+                 positions: int = ALL_OUT_SEARCHES["positions"], seed: int = 0) -> dict | None:
+    """A plan that gets all nine out, or None: for maps where `quick_plan` leaves somebody inside
+    and the game is too large to list. Depth-first searches over positions (who stands where, which
+    doors are spent), each in its own random order of doors (doors 9 first) and groups and stopped
+    after `positions` positions, which skip every position from which not all can still escape:
+    - the players inside cannot be split into groups summing to 0 mod 9, one per unspent door 9;
+    - somebody stands where no unspent door 9 can be reached over unspent doors;
+    - a room that no unspent door leads into holds players who cannot all leave it at once, in
+      groups through distinct unspent doors out of it (nobody can come back in to help).
+    Each rule holds of every position on a plan that gets everyone out, so a search that ends
+    before its limit has met every position there is to meet: then no such plan exists, and the
+    searches stop. The plan is a guess like the quick plan's: the referee and the solver check it,
+    and no UNSAT step rests on it (nor on the pruning)."""
+    labels, exits, earlier_equal = _numbered(game)
+    out = len(labels)
+    everyone = (1 << len(PLAYERS)) - 1
+    within, fewest = groups_within(), _fewest_zero_groups()
+    nines = [d for d, (_, _, target) in enumerate(exits) if target == out]
+    doors_into = [[d for d, door in enumerate(exits) if door[2] == r] for r in range(out)]
+    doors_out_of = [[d for d, door in enumerate(exits) if door[1] == r] for r in range(out)]
+
+    @cache
+    def leave_at_once(players: int, residues: tuple) -> bool:
+        """Whether these players can be split into groups, one per door of the given residues."""
+        if not players:
+            return True
+        lowest = players & -players
+        for i, residue in enumerate(residues):
+            if i and residues[i - 1] == residue:
+                continue
+            rest = residues[:i] + residues[i + 1:]
+            if any(g & lowest and leave_at_once(players ^ g, rest) for g in within[residue][players]):
+                return True
+        return False
+
+    def hopeless(standing: tuple, used: int) -> bool:
+        if fewest[everyone ^ standing[out]] > sum(1 for d in nines if not used >> d & 1):
+            return True
+        hopeful = {exits[d][1] for d in nines if not used >> d & 1}  # rooms that can still reach a door 9
+        frontier = list(hopeful)
+        while frontier:
+            room = frontier.pop()
+            for d in doors_into[room]:
+                origin = exits[d][1]
+                if not used >> d & 1 and origin not in hopeful:
+                    hopeful.add(origin)
+                    frontier.append(origin)
+        for room in range(out):
+            if not standing[room]:
+                continue
+            if room not in hopeful:
+                return True
+            if all(used >> d & 1 for d in doors_into[room]):
+                residues = tuple(sorted(exits[d][0] for d in doors_out_of[room] if not used >> d & 1))
+                if not leave_at_once(standing[room], residues):
+                    return True
+        return False
+
+    rng = random.Random(seed)
+    start = (tuple([everyone] + [0] * out), 0)
+    for _ in range(searches):
+        keys = [rng.random() for _ in exits]
+        # Tried first is pushed last: doors 9 first, then the rest in this search's random order.
+        order = sorted(range(len(exits)), key=lambda d: (exits[d][2] == out, keys[d]))
+        group_keys = [rng.random() for _ in range(everyone + 1)]
+        parent: dict = {start: None}
+        stack = [start]
+        while stack:
+            standing, used = position = stack.pop()
+            if standing[out] == everyone:
+                moves = []
+                while parent[position] is not None:
+                    position, d, group = parent[position]
+                    moves.append({"door": d, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
+                return {"moves": moves[::-1]}
+            if len(parent) > positions:
+                break
+            if hopeless(standing, used):
+                continue
+            for d in order:
+                residue, origin, target = exits[d]
+                if used >> d & 1 or (d in earlier_equal and not used >> earlier_equal[d] & 1):
+                    continue
+                groups = within[residue][standing[origin]]
+                if origin == target:  # a door back into its own room: every group lands alike
+                    groups = groups[:1]
+                for group in sorted(groups, key=group_keys.__getitem__):
+                    after = list(standing)
+                    after[origin] ^= group
+                    after[target] |= group
+                    child = (tuple(after), used | 1 << d)
+                    if child not in parent:
+                        parent[child] = (position, d, group)
+                        stack.append(child)
+        else:
+            return None  # every position left unpruned was met: nobody's plan gets all nine out
+    return None
 
 
 def escape_sets(nine_doors: int) -> set[frozenset]:
