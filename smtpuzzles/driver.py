@@ -18,6 +18,12 @@ from smtpuzzles.ledger import canonical_json
 from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms, describe
 
 
+# Seconds a check runs under the encoding's first guess before the driver asks for its second
+# (Encoding.second_guess), for encodings that have one: long enough for most checks to be settled
+# without it (Nonary's refutations on 40-door maps took a few seconds), short against the search.
+SECOND_GUESS_AFTER = 5.0
+
+
 class RefereeRejected(RuntimeError):
     """A model the solver returned broke the puzzle's rules: an encoding bug, never shown as an answer."""
 
@@ -55,6 +61,7 @@ class Recorder:
         self.on_solution = on_solution or (lambda solution, value: None)
         self.checks = 0
         self.guided = False  # whether the last check was answered under the encoding's guess
+        self.second_guessed = False  # whether the encoding's second guess has been asked for
         # Every check split into these cubes (lists of variable names), run by `cube_runner`
         # (smtpuzzles.cubes: one by one on this engine, or on Dask workers).
         self.cubes = cubes
@@ -86,8 +93,17 @@ class Recorder:
             split = self.cubes and (limit is None or limit > self.split_after)
             if split:
                 limit = self.split_after
+            terms = claim_terms(self.encoding.objective, claim)
             started = time.perf_counter()
-            answer = self.engine.check(claim_terms(self.encoding.objective, claim), limit) if limit != 0 else None
+            answer = None
+            if not split and self._second_guess_pending() and (limit is None or limit > SECOND_GUESS_AFTER):
+                answer = self.engine.check(terms, SECOND_GUESS_AFTER)
+                if answer.status == "unknown":
+                    self._guess_again(claim, texts, answer, time.perf_counter() - started)
+                    limit = None if limit is None else limit - SECOND_GUESS_AFTER
+                    started, answer = time.perf_counter(), None
+            if answer is None and limit != 0:
+                answer = self.engine.check(terms, limit)
             if answer is not None:
                 self.guided = bool(answer.stats.get("guided"))
                 undecided = split and answer.status == "unknown"
@@ -98,6 +114,22 @@ class Recorder:
                 if not undecided:
                     return result, solution, value
         return self._check_cubes(claim, texts)
+
+    def _second_guess_pending(self) -> bool:
+        return self.encoding.second_guess is not None and not self.second_guessed
+
+    def _guess_again(self, claim: dict, texts: list[str], answer, seconds: float) -> None:
+        """The check was undecided after SECOND_GUESS_AFTER s under the first guess: record that
+        step as it was, let the encoding's slower search propose a second guess, and steer by it
+        from now on (once a run: the search is not repeated)."""
+        self.second_guessed = True
+        self._answered(claim, texts, {
+            "status": "unknown", "model": None, "core": None, "stats": answer.stats,
+            "reason": f"undecided after {SECOND_GUESS_AFTER:g} s under the first guess: searching for a second",
+            "seconds": seconds, "engine": self.engine.name})
+        second = self.encoding.second_guess()
+        if second:
+            self.engine.guide(lambda: second)
 
     def _cube_next(self, claim: dict) -> bool:
         """Whether the next recorded step is one of this claim's cubes (resuming a split check)."""

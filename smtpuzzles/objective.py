@@ -83,6 +83,10 @@ class Encoding:
     # assumptions. It only steers the search: a SAT answer is still the solver's model of the formula
     # and the claim (decoded and refereed as any other), and an UNSAT answer never rests on it.
     guess: Callable[[], list[Term]] | None = None
+    # A slower search for a guess (seconds, not milliseconds), which the driver makes only when a
+    # check is not settled within SECOND_GUESS_AFTER seconds (smtpuzzles.driver) and then tries in
+    # place of `guess`; None from it means it found nothing better. It steers like `guess`, no more.
+    second_guess: Callable[[], list[Term] | None] | None = None
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
     lemma: Any = None

@@ -956,3 +956,44 @@ def test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback(tmp_path):
             assert proc.returncode == 130 and stderr.strip() == "smtpuzzles: interrupted", stderr
             continue
         assert json.loads(stdout)["status"] in ("optimal", "interrupted")
+
+
+def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly():
+    """An encoding's slower search for a guess (Encoding.second_guess) runs once, after a check
+    stayed undecided for SECOND_GUESS_AFTER seconds under the first guess; that brief try is
+    recorded as an unknown step with its reason, the engine is steered by the second guess, and the
+    check runs again in the time left. Checks settled within the brief try never ask for it."""
+    class Steered(Scripted):
+        def guide(self, guess):
+            self.guides = getattr(self, "guides", []) + [guess()]
+
+    formula = Formula.from_cnf(CNF())
+    asked = []
+
+    def second_guess():
+        asked.append(True)
+        return [lit("plan")]
+
+    def run(script, time_limit):
+        encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model), second_guess=second_guess)
+        engine, steps = Steered(script), []
+        rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [],
+                           lambda s: steps.append(dict(s, index=len(steps))) or steps[-1], time_limit=time_limit)
+        return drv.run_objective(rec), steps, engine
+
+    outcome, steps, engine = run([sat(1), ("unsat", None)], 60)
+    assert (outcome.status, asked, getattr(engine, "guides", [])) == ("optimal", [], [])  # settled at once
+    assert [t for _, t in engine.asked] == [drv.SECOND_GUESS_AFTER] * 2
+
+    outcome, steps, engine = run([sat(1), ("unknown", None), sat(2), ("unsat", None)], 60)
+    assert (outcome.status, outcome.value, asked) == ("optimal", 2, [True])
+    assert [s["result"] for s in steps] == ["sat", "unknown", "sat", "unsat"]
+    assert steps[1]["claim"] == steps[2]["claim"] and "searching for a second" in steps[1]["reason"]
+    assert engine.guides == [[lit("plan")]]
+    # the retry has the time left; the search is not repeated, so later checks run in full
+    assert [t for _, t in engine.asked] == [5.0, 5.0, 60 - 5.0, 60]
+
+    asked.clear()
+    outcome, steps, engine = run([sat(1), ("unsat", None)], 3)  # a limit below the brief try: never asked
+    assert (outcome.status, asked) == ("optimal", [])
+    assert [t for _, t in engine.asked] == [3, 3]

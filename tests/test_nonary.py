@@ -360,11 +360,26 @@ def test_the_all_out_search_stops_at_its_budget():
 def test_a_long_plan_the_solver_missed_is_found_and_proves_nine(tmp_path):
     """Issue 17's hard map 6 (7 rooms, 40 doors, over 3 million positions): the quick plan frees 7,
     and no solver got "at least 8" within 300 s; the brute force needed 39 minutes and 10 GB to find
-    that all nine can escape. The all-out search finds such a plan (22 moves) in about 15 s, the
-    guided check confirms it at once, and nine is as many as there are."""
+    that all nine can escape. The check stays undecided for the driver's brief try, the all-out
+    search then finds a plan (22 moves) in about 15 s, the guided check confirms it at once, and
+    nine is as many as there are."""
     doors = random_game(6, rooms=7, doors=40)
     game = nonary.from_doors(doors)
     assert nonary.value(game, nonary.quick_plan(game)) == 7
-    outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, time_limit=120)
+    outcome, ledger = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path, time_limit=120)
     assert (outcome.status, outcome.value) == ("optimal", 9)
     assert nonary.referee(game, outcome.solution) == []
+    steps = [json.loads(line) for line in (ledger.dir / "steps.jsonl").read_text().splitlines()]
+    assert [(s["claim"].get("k"), s["result"]) for s in steps] == [(None, "sat"), (8, "unknown"), (8, "sat"),
+                                                                    (10, "unsat")]
+    assert steps[2]["stats"].get("guided") == 1 and steps[2]["value"] == 9
+
+
+def test_a_check_settled_under_the_quick_plan_never_starts_the_all_out_search(tmp_path, monkeypatch):
+    """Optimum 4 (the seed's second case, on chains): "at least 5" is refuted at once, so the
+    search for a second guess, which would cost seconds on a large map, is never made."""
+    monkeypatch.setattr(nonary, "all_out_plan", lambda *a, **k: pytest.fail("searched"))
+    doors = [[8, 0, 1], [9, 1, -1]]
+    outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path,
+                              encoding="chains", time_limit=60)
+    assert (outcome.status, outcome.value) == ("optimal", 4)

@@ -163,10 +163,12 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
     - the escapees are a union of disjoint groups of 3..5 summing to 0 mod 9, at most one per door 9.
     The objective is the count of escapees, `escaped_ge{k}` meaning at least k escape.
 
-    The encoding's `guess` is `quick_plan`'s answer, or `all_out_plan`'s where the quick plan leaves
-    somebody inside, as an assignment of the plan's variables; the engine tries it under each
-    check's assumptions before searching (see encodings/nonary.md). It is made when a solver is
-    first built, so an audit, which re-solves UNSAT steps only, does not search for it.
+    The encoding's `guess` is `quick_plan`'s answer as an assignment of the plan's variables; the
+    engine tries it under each check's assumptions before searching (see encodings/nonary.md).
+    Where the quick plan leaves somebody inside, its `second_guess` is `all_out_plan`'s, which the
+    driver asks for only when a check stays undecided for a few seconds: some large maps' plans
+    that free all nine are 20-odd moves long, and the solver did not find them in 300 s. Both are
+    made in a run only, never by an audit, which re-solves UNSAT steps.
     """
     if encoding == "auto":
         plan = quick_plan(game)
@@ -175,7 +177,7 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
         graph = explore(game, LIMITS["positions"])
         if graph is not None:
             return _encode_positions(game, graph, encoding)
-        return replace(_encode_chains(game, lambda: _best_guess(game, plan)), name="auto", version=AUTO_VERSION)
+        return replace(_encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
     if encoding == "positions":
         graph = explore(game, LIMITS["positions"])
         if graph is None:
@@ -184,16 +186,7 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
         return _encode_positions(game, graph, encoding)
     if encoding != "chains":
         raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
-    return _encode_chains(game, lambda: _best_guess(game, quick_plan(game)))
-
-
-def _best_guess(game: Game, plan: dict) -> dict:
-    """The quick plan, or where it leaves somebody inside, a plan that gets all nine out if
-    `all_out_plan` finds one (at most 1,000,000 positions, about 20 s): some large maps' plans
-    that free all nine are 15 to 25 moves long, which the solver did not find in 300 s."""
-    if value(game, plan) == len(PLAYERS):
-        return plan
-    return all_out_plan(game) or plan
+    return _encode_chains(game, lambda: quick_plan(game))
 
 
 def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
@@ -341,6 +334,12 @@ def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
             return TRUE
         return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
 
+    def second_guess() -> list[Term] | None:
+        if value(game, planner()) == len(PLAYERS):
+            return None  # the first guess frees all nine already
+        plan = all_out_plan(game)
+        return plan_literals(plan) if plan is not None else None
+
     # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
     # while asking 9, 8, ... first settles most maps with one SAT answer (measured, see the notes).
     # The driver climbs instead when the guess gave the first model, as it usually does.
@@ -348,7 +347,7 @@ def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
     # On large maps the solver can spend minutes satisfying "at least 9" when a short random search
     # finds such a plan in milliseconds (measured, see encodings/nonary.md); its plan steers the solver.
     return Encoding("chains", CHAINS_VERSION, Formula.from_cnf(cnf), objective, decode, engines=("sat", "z3"),
-                    guess=lambda: plan_literals(planner()))
+                    guess=lambda: plan_literals(planner()), second_guess=second_guess)
 
 
 # The formulas' versions (a change to either formula, or to the choice `auto` makes, raises it).
