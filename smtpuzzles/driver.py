@@ -116,7 +116,9 @@ class Recorder:
         return self._check_cubes(claim, texts)
 
     def _second_guess_pending(self) -> bool:
-        return self.encoding.second_guess is not None and not self.second_guessed
+        # An engine told not to be guided (--no-guide) would ignore the guess: no brief try then.
+        return self.encoding.second_guess is not None and not self.second_guessed and \
+            self.engine.params.get("guide", True)
 
     def _guess_again(self, claim: dict, texts: list[str], answer, seconds: float) -> None:
         """The check was undecided after SECOND_GUESS_AFTER s under the first guess: record that

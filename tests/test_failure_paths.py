@@ -974,9 +974,10 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
         asked.append(True)
         return [lit("plan")]
 
-    def run(script, time_limit):
+    def run(script, time_limit, params=None):
         encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model), second_guess=second_guess)
         engine, steps = Steered(script), []
+        engine.params = params or {}
         rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [],
                            lambda s: steps.append(dict(s, index=len(steps))) or steps[-1], time_limit=time_limit)
         return drv.run_objective(rec), steps, engine
@@ -997,3 +998,8 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     outcome, steps, engine = run([sat(1), ("unsat", None)], 3)  # a limit below the brief try: never asked
     assert (outcome.status, asked) == ("optimal", [])
     assert [t for _, t in engine.asked] == [3, 3]
+
+    # --no-guide: the engine would ignore any guess, so there is no brief try and no search
+    outcome, steps, engine = run([sat(1), ("unknown", None)], 60, params={"guide": False})
+    assert (outcome.status, asked, [s["result"] for s in steps]) == ("unknown", [], ["sat", "unknown"])
+    assert [t for _, t in engine.asked] == [60, 60]
