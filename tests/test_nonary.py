@@ -383,3 +383,39 @@ def test_a_check_settled_under_the_quick_plan_never_starts_the_all_out_search(tm
     outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path,
                               encoding="chains", time_limit=60)
     assert (outcome.status, outcome.value) == ("optimal", 4)
+
+
+@pytest.mark.parametrize("engine", ["sat", "z3"])
+def test_an_all_out_plan_is_one_the_chains_formula_admits(engine):
+    """Maps whose quick plan leaves somebody in and whose all-out plan passes equal doors: the
+    plan must take them lowest index first and fit the time stamps, or the second guess would not
+    steer (the guided check answers at once with that plan)."""
+    from smtpuzzles.engines import make_engine
+
+    for seed in (16, 25, 186, 237):
+        game = nonary.from_doors(random_game(8000 + seed, rooms=3 + seed % 5, doors=14 + seed % 12))
+        assert nonary.value(game, nonary.quick_plan(game)) < 9, seed
+        plan = nonary.all_out_plan(game)
+        doors = [game.doors[m["door"]] for m in plan["moves"]]
+        assert len(doors) > len(set(doors)), seed  # equal doors passed
+        encoding = nonary.encode(game, "chains")
+        terms = encoding.second_guess()
+        solver = make_engine(engine, encoding.formula)
+        solver.guide(lambda: terms)
+        answer = solver.check([encoding.objective.at_least(9)], None)
+        assert answer.status == "sat" and answer.stats.get("guided") == 1, seed
+        assert sorted(map(json.dumps, encoding.decode(answer.model)["moves"])) == \
+            sorted(map(json.dumps, plan["moves"]))
+
+
+def test_the_all_out_search_tries_again_in_a_new_order_and_through_doors_into_their_own_room():
+    game = nonary.from_doors(random_game(7396, rooms=3, doors=18))
+    assert nonary.all_out_plan(game, searches=1, positions=300) is None  # the first order misses
+    plan = nonary.all_out_plan(game, searches=6, positions=300)
+    assert nonary.referee(game, plan) == [] and nonary.value(game, plan) == 9
+    # The seed's first map with a door from room 1 and one from room 2 back into itself: the search
+    # meets them in every position with players there (one move stands for all groups through each).
+    looped = [[6, 0, 1], [3, 0, 1], [1, 1, 1], [4, 1, 2], [5, 1, 2], [9, 2, -1], [9, 2, -1], [7, 2, 2]]
+    game = nonary.from_doors(looped)
+    plan = nonary.all_out_plan(game)
+    assert most_escapees(looped) == 9 and nonary.referee(game, plan) == [] and nonary.value(game, plan) == 9
