@@ -20,7 +20,8 @@ from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms,
 
 # Seconds a check runs under the encoding's first guess before the driver asks for its second
 # (Encoding.second_guess), for encodings that have one: long enough for most checks to be settled
-# without it (Nonary's refutations on 40-door maps took a few seconds), short against the search.
+# without it (the refutations a second guess was made for took a few seconds), short against a
+# search that may take twenty.
 SECOND_GUESS_AFTER = 5.0
 
 
