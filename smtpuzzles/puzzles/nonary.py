@@ -15,6 +15,7 @@ from functools import cache
 from typing import Callable
 
 from smtpuzzles.contract import InlineKey, examples_in
+from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
 from smtpuzzles.objective import Encoding, IntMax
@@ -337,7 +338,7 @@ def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
     def second_guess() -> list[Term] | None:
         if value(game, planner()) == len(PLAYERS):
             return None  # the first guess frees all nine already
-        plan = all_out_plan(game)
+        plan = all_out_plan(game, stop=ctrl_c_pressed)  # a Ctrl-C ends the search, and the run
         return plan_literals(plan) if plan is not None else None
 
     # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
@@ -571,7 +572,8 @@ def _fewest_zero_groups() -> tuple[int, ...]:
 
 
 def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
-                 positions: int = ALL_OUT_SEARCHES["positions"], seed: int = 0) -> dict | None:
+                 positions: int = ALL_OUT_SEARCHES["positions"], seed: int = 0,
+                 stop: Callable[[], bool] = lambda: False) -> dict | None:
     """A plan that gets all nine out, or None: for maps where `quick_plan` leaves somebody inside
     and the game is too large to list. Depth-first searches over positions (who stands where, which
     doors are spent), each in its own random order of doors (doors 9 first) and groups and stopped
@@ -583,7 +585,8 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
     Each rule holds of every position on a plan that gets everyone out, so a search that ends
     before its limit has met every position there is to meet: then no such plan exists, and the
     searches stop. The plan is a guess like the quick plan's: the referee and the solver check it,
-    and no UNSAT step rests on it (nor on the pruning)."""
+    and no UNSAT step rests on it (nor on the pruning). `stop` is asked every 4,096 positions (a
+    run's Ctrl-C): then None at once."""
     labels, exits, earlier_equal = _numbered(game)
     out = len(labels)
     everyone = (1 << len(PLAYERS)) - 1
@@ -631,6 +634,7 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
 
     rng = random.Random(seed)
     start = (tuple([everyone] + [0] * out), 0)
+    popped = 0
     for _ in range(searches):
         keys = [rng.random() for _ in exits]
         # Tried first is pushed last: doors 9 first, then the rest in this search's random order.
@@ -648,6 +652,9 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
                 return {"moves": moves[::-1]}
             if len(parent) > positions:
                 break
+            popped += 1
+            if not popped & 4095 and stop():
+                return None
             if hopeless(standing, used):
                 continue
             for d in order:
