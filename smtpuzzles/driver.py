@@ -100,8 +100,11 @@ class Recorder:
             if not split and self._second_guess_pending() and (limit is None or limit > SECOND_GUESS_AFTER):
                 answer = self.engine.check(terms, SECOND_GUESS_AFTER)
                 if answer.status == "unknown":
-                    self._guess_again(claim, texts, answer, time.perf_counter() - started)
-                    limit = None if limit is None else limit - SECOND_GUESS_AFTER
+                    left = None if limit is None else limit - SECOND_GUESS_AFTER
+                    searched = self._guess_again(claim, texts, answer, time.perf_counter() - started, left)
+                    # the search counts against the check's limit; a check left no time still asks
+                    # the solver, briefly, so that its answer is recorded as unknown
+                    limit = None if left is None else max(left - searched, 0.001)
                     started, answer = time.perf_counter(), None
             if answer is None and limit != 0:
                 answer = self.engine.check(terms, limit)
@@ -121,18 +124,24 @@ class Recorder:
         return self.encoding.second_guess is not None and not self.second_guessed and \
             self.engine.params.get("guide", True)
 
-    def _guess_again(self, claim: dict, texts: list[str], answer, seconds: float) -> None:
-        """The check was undecided after SECOND_GUESS_AFTER s under the first guess: record that
-        step as it was, let the encoding's slower search propose a second guess, and steer by it
-        from now on (once a run: the search is not repeated)."""
+    def _guess_again(self, claim: dict, texts: list[str], answer, seconds: float, left: float | None) -> float:
+        """The check was undecided after SECOND_GUESS_AFTER s under the first guess: let the
+        encoding's slower search propose a second guess within the check's time left, steer by it
+        from now on (once a run: the search is not repeated), and record the brief try as the step
+        it was, its reason saying how long the search took. Returns the search's seconds."""
         self.second_guessed = True
-        self._answered(claim, texts, {
-            "status": "unknown", "model": None, "core": None, "stats": answer.stats,
-            "reason": f"undecided after {SECOND_GUESS_AFTER:g} s under the first guess: searching for a second",
-            "seconds": seconds, "engine": self.engine.name})
-        second = self.encoding.second_guess()
+        started = time.perf_counter()
+        second = self.encoding.second_guess(left)
+        searched = time.perf_counter() - started
         if second:
             self.engine.guide(lambda: second)
+        outcome = "a second guess" if second else "nothing"
+        self._answered(claim, texts, {
+            "status": "unknown", "model": None, "core": None, "stats": answer.stats,
+            "reason": f"undecided after {SECOND_GUESS_AFTER:g} s under the first guess: "
+                      f"searching for a second found {outcome} in {searched:.1f} s",
+            "seconds": seconds, "engine": self.engine.name})
+        return searched
 
     def _cube_next(self, claim: dict) -> bool:
         """Whether the next recorded step is one of this claim's cubes (resuming a split check)."""

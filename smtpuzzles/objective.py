@@ -85,8 +85,9 @@ class Encoding:
     guess: Callable[[], list[Term]] | None = None
     # A slower search for a guess (seconds, not milliseconds), which the driver makes only when a
     # check is not settled within SECOND_GUESS_AFTER seconds (smtpuzzles.driver) and then tries in
-    # place of `guess`; None from it means it found nothing better. It steers like `guess`, no more.
-    second_guess: Callable[[], list[Term] | None] | None = None
+    # place of `guess`. It is given the seconds the check has left (None: no limit) and must end
+    # within them; None from it means it found nothing better. It steers like `guess`, no more.
+    second_guess: Callable[[float | None], list[Term] | None] | None = None
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
     lemma: Any = None

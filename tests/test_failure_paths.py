@@ -8,6 +8,8 @@ Exit statuses (README): 0 an answer, 1 an internal error (a model the referee re
 from __future__ import annotations
 
 import json
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -970,8 +972,9 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     formula = Formula.from_cnf(CNF())
     asked = []
 
-    def second_guess():
-        asked.append(True)
+    def second_guess(left):
+        asked.append(left)
+        time.sleep(0.2)  # a search that takes its time: the check's limit counts it
         return [lit("plan")]
 
     def run(script, time_limit, params=None):
@@ -987,12 +990,15 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     assert [t for _, t in engine.asked] == [drv.SECOND_GUESS_AFTER] * 2
 
     outcome, steps, engine = run([sat(1), ("unknown", None), sat(2), ("unsat", None)], 60)
-    assert (outcome.status, outcome.value, asked) == ("optimal", 2, [True])
+    assert (outcome.status, outcome.value, asked) == ("optimal", 2, [60 - drv.SECOND_GUESS_AFTER])
     assert [s["result"] for s in steps] == ["sat", "unknown", "sat", "unsat"]
-    assert steps[1]["claim"] == steps[2]["claim"] and "searching for a second" in steps[1]["reason"]
+    assert steps[1]["claim"] == steps[2]["claim"]
+    assert re.search(r"searching for a second found a second guess in 0\.[2-9] s$", steps[1]["reason"])
     assert engine.guides == [[lit("plan")]]
-    # the retry has the time left; the search is not repeated, so later checks run in full
-    assert [t for _, t in engine.asked] == [5.0, 5.0, 60 - 5.0, 60]
+    # the retry has the time left after the try and the search; the search is not repeated, so
+    # later checks run in full
+    limits = [t for _, t in engine.asked]
+    assert limits[:2] == [5.0, 5.0] and limits[3] == 60 and 60 - 5.0 - 1 < limits[2] <= 60 - 5.0 - 0.2
 
     asked.clear()
     outcome, steps, engine = run([sat(1), ("unsat", None)], 3)  # a limit below the brief try: never asked

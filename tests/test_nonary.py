@@ -399,7 +399,7 @@ def test_an_all_out_plan_is_one_the_chains_formula_admits(engine):
         doors = [game.doors[m["door"]] for m in plan["moves"]]
         assert len(doors) > len(set(doors)), seed  # equal doors passed
         encoding = nonary.encode(game, "chains")
-        terms = encoding.second_guess()
+        terms = encoding.second_guess(None)
         solver = make_engine(engine, encoding.formula)
         solver.guide(lambda: terms)
         answer = solver.check([encoding.objective.at_least(9)], None)
@@ -428,3 +428,14 @@ def test_the_all_out_search_ends_at_once_when_asked_to_stop():
     asked = []
     assert nonary.all_out_plan(game, stop=lambda: asked.append(1) or len(asked) >= 2) is None
     assert len(asked) == 2
+
+
+def test_the_second_guess_ends_within_the_time_it_is_given():
+    """The driver gives the search the check's time left: on hard map 6, half a second ends it
+    with nothing (its plan takes the searches about 13 s to find)."""
+    import time
+
+    encoding = nonary.encode(nonary.from_doors(random_game(6, rooms=7, doors=40)))
+    started = time.perf_counter()
+    assert encoding.second_guess(0.5) is None
+    assert time.perf_counter() - started < 5

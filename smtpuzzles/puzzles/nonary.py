@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from itertools import combinations
 from dataclasses import dataclass, replace
 from functools import cache
@@ -335,10 +336,15 @@ def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
             return TRUE
         return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
 
-    def second_guess() -> list[Term] | None:
+    def second_guess(seconds: float | None) -> list[Term] | None:
         if value(game, planner()) == len(PLAYERS):
             return None  # the first guess frees all nine already
-        plan = all_out_plan(game, stop=ctrl_c_pressed)  # a Ctrl-C ends the search, and the run
+        deadline = None if seconds is None else time.perf_counter() + seconds
+
+        def stop() -> bool:  # a Ctrl-C ends the search (and the run), and so does the check's limit
+            return ctrl_c_pressed() or (deadline is not None and time.perf_counter() > deadline)
+
+        plan = all_out_plan(game, stop=stop)
         return plan_literals(plan) if plan is not None else None
 
     # Descending: on these maps "at least k" for small k was often the slowest check to satisfy,
