@@ -158,6 +158,15 @@ def _died(spec: dict, exc: BaseException) -> dict:
             "error": f"the worker died ({exc.__class__.__name__}: {exc})"}
 
 
+def _ctrl_c_only_in_a_run() -> None:
+    """Pool workers ignore Ctrl-C while idle (an idle worker would die with a traceback on it); a
+    job's run takes it over while it runs (smtpuzzles.engines.ctrl_c_between_steps) and seals its
+    ledger as interrupted."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console: Console | None = None) -> list[dict]:
     console = console or Console()
     board = ProgressBoard(batch.jobs)
@@ -185,7 +194,8 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
             finally:
                 client.close()  # or it keeps reconnecting, and logging so, after the cluster is gone
         else:
-            with ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+            pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_ctrl_c_only_in_a_run)
+            try:
                 pending = {pool.submit(run_job, spec): spec for spec in specs}
                 while pending:
                     done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
@@ -197,6 +207,12 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
                             results[spec["name"]] = _died(spec, exc)
                         board.finish(results[spec["name"]])
                     board.poll()
+            except KeyboardInterrupt:
+                # The same Ctrl-C reached the workers: each running job seals its ledger as
+                # interrupted (resumable) and returns; jobs not yet started are dropped.
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+            pool.shutdown()
     finally:
         if live:
             live.stop()

@@ -168,3 +168,27 @@ def test_same_batch_on_a_dask_local_cluster(cli, tmp_path):
 def test_scheduler_that_cannot_be_reached_is_one_line(cli, tmp_path):
     code, out, err = cli("batch", job_file(tmp_path), "--scheduler", "tcp://127.0.0.1:9")
     assert code == 2 and "Dask scheduler" in one_error_line(err)
+
+
+def test_ctrl_c_during_a_batch_seals_the_running_job_as_interrupted_without_a_traceback(tmp_path):
+    """A terminal's Ctrl-C reaches the batch and its pool workers at once: the running job ends
+    `interrupted` (resumable, not left `running`), the idle worker stays quiet, the batch says one
+    line and exits 130."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from gen_nonary import random_game
+
+    doors = json.dumps(random_game(6, rooms=7, doors=40))  # about 20 s: 5 s under the quick plan, then a search
+    path = tmp_path / "jobs.toml"
+    path.write_text(f'[defaults]\nout = "out"\n[[job]]\nname = "long"\npuzzle = "nonary"\ndoors = {doors}\ntime_limit = 120\n')
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(p.stat().st_size for p in (tmp_path / "out").glob("jobs/*/*/steps.jsonl")):
+        time.sleep(0.05)
+    time.sleep(1)  # inside the 5 s try of "at least 8"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("smtpuzzles: interrupted"), err
+    (run,) = (tmp_path / "out").glob("jobs/long/*/run.json")
+    assert json.loads(run.read_text())["status"] == "interrupted"
