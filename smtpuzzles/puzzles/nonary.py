@@ -195,7 +195,7 @@ def _encode_chains(game: Game, planner: Callable[[], dict]) -> Encoding:
     planner = cache(planner)  # each engine built asks for the guess; the search runs once
     cnf, doors = CNF(), game.doors
     n = len(doors)
-    labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
+    labels = _room_labels(doors)
     room_no = {label: i for i, label in enumerate(labels)}  # variable names use numbers, labels may be strings
     x = {(p, d): cnf.var(f"pass{p}_{d}") for p in PLAYERS for d in range(n)}
     used = [cnf.var(f"used{d}") for d in range(n)]
@@ -389,11 +389,22 @@ class Positions:
 
     def plan(self, i: int) -> dict:
         """The moves that first led from the start to position i, as a solution."""
-        moves = []
-        while self.parent[i] is not None:
-            i, door, group = self.parent[i]
-            moves.append({"door": door, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
-        return {"moves": moves[::-1]}
+        return _walked_back(self.parent, i)
+
+
+def _walked_back(parent, position) -> dict:
+    """The plan that led to `position`, read back through `parent` (a position -> (the one before,
+    door, group bits), None at the start), as a solution."""
+    moves = []
+    while parent[position] is not None:
+        position, door, group = parent[position]
+        moves.append({"door": door, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
+    return {"moves": moves[::-1]}
+
+
+def _room_labels(doors) -> list:
+    """The rooms other than the exit, numbered: 0 the start, then the others in a fixed order."""
+    return [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
 
 
 def _numbered(game: Game) -> tuple[list, list, dict]:
@@ -401,7 +412,7 @@ def _numbered(game: Game) -> tuple[list, list, dict]:
     to) in numbers, and for each door the equal door (same number and rooms) it must wait for: equal
     doors are passed lowest index first, as the chains encoding orders them."""
     doors = game.doors
-    labels = [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
+    labels = _room_labels(doors)
     number_of = {label: i for i, label in enumerate(labels)}
     number_of[EXIT] = len(labels)
     exits = [(number % 9, number_of[origin], number_of[target]) for number, origin, target in doors]
@@ -412,6 +423,35 @@ def _numbered(game: Game) -> tuple[list, list, dict]:
             earlier_equal[d] = last[door]
         last[door] = d
     return labels, exits, earlier_equal
+
+
+def _passes(exits: list, earlier_equal: dict, order) -> list[tuple]:
+    """For `_moves_from`, each door of `order` (its door numbers, in the order moves are to be tried):
+    its bit, the bit of the equal door it waits for (0 for none), the groups that may pass it for
+    each set of players standing at it, its rooms, and its number."""
+    within = groups_within()
+    return [(1 << d, 1 << earlier_equal[d] if d in earlier_equal else 0, within[exits[d][0]], exits[d][1],
+             exits[d][2], d) for d in order]
+
+
+def _moves_from(standing: tuple, used: int, passes: list, arrange=None):
+    """Every legal move from a position (players per room as bits, doors spent as bits): (door,
+    group, the position after). A door is unspent and its equal predecessor spent; through a door
+    back into its own room every group lands alike, so one is tried. `arrange` orders each door's
+    groups (the all-out search's random order)."""
+    for bit, wait_for, within, origin, target, d in passes:
+        if used & bit or used & wait_for != wait_for:
+            continue
+        groups = within[standing[origin]]
+        if origin == target:
+            groups = groups[:1]
+        if arrange is not None:
+            groups = arrange(groups)
+        for group in groups:
+            after = list(standing)
+            after[origin] ^= group
+            after[target] |= group
+            yield d, group, (tuple(after), used | bit)
 
 
 def explore(game: Game, limit: int) -> Positions | None:
@@ -427,37 +467,25 @@ def explore(game: Game, limit: int) -> Positions | None:
     index = {(start, 0): 0}
     standing, spent, parent, moves = [start], [0], [None], []
     stack = [0]
-    passes = [(1 << d, 1 << earlier_equal[d] if d in earlier_equal else 0, groups_within()[residue], origin, target, d)
-              for d, (residue, origin, target) in enumerate(exits)]
+    passes = _passes(exits, earlier_equal, range(len(exits)))
     while stack:
         i = stack.pop()
-        here_all, used = standing[i], spent[i]
         reached: set[int] = set()  # the positions one move from i, each listed once
-        for bit, wait_for, within, origin, target, d in passes:
-            if used & bit or used & wait_for != wait_for:
-                continue
-            groups = within[here_all[origin]]
-            if origin == target and groups:  # a door back into its own room: every group lands alike
-                groups = groups[:1]
-            for group in groups:
-                after = list(here_all)
-                after[origin] ^= group
-                after[target] |= group
-                key = (tuple(after), used | bit)
-                j = index.get(key)
-                if j is None:
-                    if len(standing) >= limit:
-                        return None
-                    j = index[key] = len(standing)
-                    standing.append(key[0])
-                    spent.append(key[1])
-                    parent.append((i, d, group))
-                    stack.append(j)
-                if j not in reached:
-                    reached.add(j)
-                    moves.append((i, j))
-                    if len(moves) > LIMITS["moves"]:
-                        return None
+        for d, group, key in _moves_from(standing[i], spent[i], passes):
+            j = index.get(key)
+            if j is None:
+                if len(standing) >= limit:
+                    return None
+                j = index[key] = len(standing)
+                standing.append(key[0])
+                spent.append(key[1])
+                parent.append((i, d, group))
+                stack.append(j)
+            if j not in reached:
+                reached.add(j)
+                moves.append((i, j))
+                if len(moves) > LIMITS["moves"]:
+                    return None
     return Positions(tuple(labels), standing, parent, moves)
 
 
@@ -596,7 +624,7 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
     labels, exits, earlier_equal = _numbered(game)
     out = len(labels)
     everyone = (1 << len(PLAYERS)) - 1
-    within, fewest = groups_within(), _fewest_zero_groups()
+    within, fewest = groups_within(), _fewest_zero_groups()  # within: leave_at_once's groups
     nines = [d for d, (_, _, target) in enumerate(exits) if target == out]
     doors_into = [[d for d, door in enumerate(exits) if door[2] == r] for r in range(out)]
     doors_out_of = [[d for d, door in enumerate(exits) if door[1] == r] for r in range(out)]
@@ -644,18 +672,18 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
     for _ in range(searches):
         keys = [rng.random() for _ in exits]
         # Tried first is pushed last: doors 9 first, then the rest in this search's random order.
-        order = sorted(range(len(exits)), key=lambda d: (exits[d][2] == out, keys[d]))
+        passes = _passes(exits, earlier_equal, sorted(range(len(exits)), key=lambda d: (exits[d][2] == out, keys[d])))
         group_keys = [rng.random() for _ in range(everyone + 1)]
+
+        def arrange(groups: list) -> list:
+            return sorted(groups, key=group_keys.__getitem__)
+
         parent: dict = {start: None}
         stack = [start]
         while stack:
             standing, used = position = stack.pop()
             if standing[out] == everyone:
-                moves = []
-                while parent[position] is not None:
-                    position, d, group = parent[position]
-                    moves.append({"door": d, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
-                return {"moves": moves[::-1]}
+                return _walked_back(parent, position)
             if len(parent) > positions:
                 break
             popped += 1
@@ -663,21 +691,10 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
                 return None
             if hopeless(standing, used):
                 continue
-            for d in order:
-                residue, origin, target = exits[d]
-                if used >> d & 1 or (d in earlier_equal and not used >> earlier_equal[d] & 1):
-                    continue
-                groups = within[residue][standing[origin]]
-                if origin == target:  # a door back into its own room: every group lands alike
-                    groups = groups[:1]
-                for group in sorted(groups, key=group_keys.__getitem__):
-                    after = list(standing)
-                    after[origin] ^= group
-                    after[target] |= group
-                    child = (tuple(after), used | 1 << d)
-                    if child not in parent:
-                        parent[child] = (position, d, group)
-                        stack.append(child)
+            for d, group, child in _moves_from(standing, used, passes, arrange):
+                if child not in parent:
+                    parent[child] = (position, d, group)
+                    stack.append(child)
         else:
             return None  # every position left unpruned was met: nobody's plan gets all nine out
     return None
