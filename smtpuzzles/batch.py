@@ -194,25 +194,24 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
             finally:
                 client.close()  # or it keeps reconnecting, and logging so, after the cluster is gone
         else:
-            pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_ctrl_c_only_in_a_run)
-            try:
-                pending = {pool.submit(run_job, spec): spec for spec in specs}
-                while pending:
-                    done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        spec = pending.pop(future)
-                        try:
-                            results[spec["name"]] = future.result()
-                        except Exception as exc:  # the worker process itself died
-                            results[spec["name"]] = _died(spec, exc)
-                        board.finish(results[spec["name"]])
-                    board.poll()
-            except KeyboardInterrupt:
-                # The same Ctrl-C reached the workers: each running job seals its ledger as
-                # interrupted (resumable) and returns; jobs not yet started are dropped.
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-            pool.shutdown()
+            with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_ctrl_c_only_in_a_run) as pool:
+                try:
+                    pending = {pool.submit(run_job, spec): spec for spec in specs}
+                    while pending:
+                        done, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            spec = pending.pop(future)
+                            try:
+                                results[spec["name"]] = future.result()
+                            except Exception as exc:  # the worker process itself died
+                                results[spec["name"]] = _died(spec, exc)
+                            board.finish(results[spec["name"]])
+                        board.poll()
+                except KeyboardInterrupt:
+                    # The same Ctrl-C reached the workers: each running job seals its ledger as
+                    # interrupted (resumable) and returns; jobs not yet started are dropped.
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
     finally:
         if live:
             live.stop()
