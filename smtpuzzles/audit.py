@@ -21,7 +21,6 @@ drift (the folder's formula and steps are what today's encoder emits), resolve.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from typing import Callable
 from smtpuzzles.cubes import coverage_problem, without_cube
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
+from smtpuzzles.lrat import LIMITS as LRAT_LIMITS
 from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.run import Rules, recorded_claim_terms, recorded_instance, same_json
@@ -165,7 +165,7 @@ def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -
         return
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
     if "proof" in folder.run:
-        _check_stored_proof(report, folder, query, claim, progress)
+        _check_stored_proof(report, folder, query, claim, timeout, progress)
         return
     tell = progress or (lambda event: None)
     tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
@@ -224,7 +224,7 @@ def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progr
         report.evidence.append(words)
 
 
-def _check_stored_proof(report: Report, folder, query, claim: dict, progress) -> None:
+def _check_stored_proof(report: Report, folder, query, claim: dict, timeout, progress) -> None:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
     from smtpuzzles import proof as proofs
@@ -243,21 +243,35 @@ def _check_stored_proof(report: Report, folder, query, claim: dict, progress) ->
         report.add("proof", False, f"the stored DIMACS is not the query today's encoder builds ({stored_dimacs})")
         return
     started = time.perf_counter()
-    lrat = folder.read_gz(PROOF, proofs.MAX_PROOF_BYTES, "stored proof")
-    if lrat is None:
+    # First its bytes, hashed as they expand (a compressed bomb stops at the cap), then the check,
+    # line by line as the file expands again: the proof is never held whole.
+    digest = folder.gz_digest(PROOF, proofs.MAX_PROOF_BYTES, "stored proof")
+    if digest is None:
         report.add("proof", False, f"the stored proof is missing ({stored_lrat})")
         return
-    if hashlib.sha256(lrat).hexdigest() != record["sha256"]:
+    if digest[0] == "larger":
+        raise LedgerError(f"stored proof expands past {proofs.MAX_PROOF_BYTES:,} bytes; refusing to read it", str(stored_lrat))
+    if digest[0] != record["sha256"]:
         report.add("proof", False, f"the stored proof does not match its recorded sha-256 ({stored_lrat})")
         return
     tell = progress or (lambda event: None)
     tell({"query": "certificate", "solver": "its stored LRAT proof", "verb": "checking", "state": "started",
           "at": time.monotonic()})
-    ok, message, lemmas = proofs.check_lrat_text(query, lrat)
+    lines = folder.gz_lines(PROOF, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, "stored proof")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        ok, message, lemmas = proofs.check_lrat_text(query, lines, deadline=deadline)
+    except proofs.ProofError as exc:  # past a cap: refused unread, as any other oversized file
+        raise LedgerError(f"stored proof refused: {exc.message}", str(stored_lrat)) from None
+    if ok is not None and lines.finish() != digest[0]:  # changed while it was being read
+        ok, message = False, "the stored proof changed while it was being checked"
     seconds = time.perf_counter() - started
     tell({"query": "certificate", "solver": "its stored LRAT proof", "state": "done",
-          "answer": "checked" if ok else "rejected", "seconds": seconds})
-    words = (f"LRAT proof stored in the folder ({lemmas:,} lemmas, {len(lrat) / 1e6:.1f} MB), checked against "
+          "answer": {True: "checked", False: "rejected", None: "out of time"}[ok], "seconds": seconds})
+    if ok is None:
+        report.add("proof", None, f"the stored proof's check ran out of --time-limit ({message})")
+        return
+    words = (f"LRAT proof stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
              f"the query built here ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
     _proof_verdict(report, ok, words, f"the stored proof was rejected: {message}")
 

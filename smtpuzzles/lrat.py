@@ -9,114 +9,196 @@ lemmas but the clauses themselves, which is what keeps this checker short enough
 Accepted lines: `ID LITERALS 0 HINTS 0` (a lemma; ids strictly increasing, above the formula's) and
 `ID d IDS 0` (deletions). Negative hints (RAT) are refused: the proofs written here are RUP only.
 The proof is accepted when a lemma with no literals, the empty clause, is checked.
+
+A proof may come from a hostile folder, so it is read as a stream of lines, never held whole, and
+every quantity that costs memory or time has a cap (`Limits`) and the check a deadline.
 """
 
 from __future__ import annotations
 
+import io
+import time
+from array import array
 from dataclasses import dataclass
+from typing import Iterable
 
-# One line of the proof, before it is split into numbers (a line is held as Python ints, about 20
-# bytes each per digit group). The longest line of the published records' proofs is 101 KB.
-MAX_LINE = 4 * 1024 * 1024
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one proof may cost. Each default sits about 30x above the largest published proof (the
+    12x12 record: 64,188 lines, 64,187 lemmas, longest line 88 KB, 1.45 million lemma literals,
+    6.5 million hints, 26.7 million literals looked at while checking them, 8 s), so an honest proof of a
+    board the tool can solve fits and a crafted one stops early, with one line saying which cap."""
+
+    line_bytes: int = 4 * MiB
+    lines: int = 4_000_000  # comment, deletion and lemma lines alike
+    lemmas: int = 2_000_000
+    literals: int = 45_000_000  # literals of the lemmas kept (memory: 4 bytes each)
+    hints: int = 200_000_000
+    visits: int = 800_000_000  # literals looked at while checking hints: time, about 4 minutes
+
+
+LIMITS = Limits()
 
 
 @dataclass
 class LratVerdict:
-    ok: bool
+    ok: bool | None  # None: the check ran out of its time (no verdict on the proof)
     message: str
     lemmas: int = 0  # lemmas checked (the empty clause included)
+    visits: int = 0  # literals looked at while checking hints
+    over_limit: bool = False  # refused unread past a cap of `Limits`, not judged
 
 
 class LratError(Exception):
     """A proof line that is malformed or fails its check (message names the line)."""
 
 
-def check_lrat(nvars: int, formula: list[list[int]], proof: bytes) -> LratVerdict:
-    """Check an LRAT text proof against a formula. Never raises for a bad proof."""
+class LratLimitError(LratError):
+    """The proof is larger than `Limits` allows: refused, not judged."""
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def check_lrat(nvars: int, formula: list[list[int]], proof: bytes | Iterable[bytes],
+               limits: Limits = LIMITS, deadline: float | None = None) -> LratVerdict:
+    """Check an LRAT text proof (bytes, or an iterable of its lines) against a formula. Never
+    raises for a bad proof. `deadline` is a time.monotonic() value: past it the verdict is None."""
+    lines = io.BytesIO(proof) if isinstance(proof, (bytes, bytearray)) else proof
+    checker = _Checker(nvars, formula, limits, deadline)
     try:
-        return _check(nvars, formula, proof)
+        return checker.run(lines)
     except LratError as exc:
-        return LratVerdict(False, str(exc))
+        return LratVerdict(False, str(exc), checker.checked, checker.visits, isinstance(exc, LratLimitError))
+    except _OutOfTime:
+        return LratVerdict(None, f"the proof check ran out of time after {checker.checked:,} lemmas",
+                           checker.checked, checker.visits)
 
 
-def _tokens(line: bytes, number: int) -> list[int]:
+def _tokens(line: bytes, where: str) -> list[int]:
     try:
         return [int(token) for token in line.split()]
     except ValueError:
-        raise LratError(f"proof line {number}: not a line of integers") from None
+        raise LratError(f"{where}: not a line of integers") from None
 
 
-def _check(nvars: int, formula: list[list[int]], proof: bytes) -> LratVerdict:
-    clauses: dict[int, tuple[int, ...]] = {i + 1: tuple(dict.fromkeys(c)) for i, c in enumerate(formula)}
-    last_id = len(formula)
-    # val[lit] is 1 when lit is assigned true, -1 false, 0 open; a negative index wraps to the top.
-    val = [0] * (2 * nvars + 1)
-    checked = 0
-    for number, line in enumerate(proof.split(b"\n"), 1):
-        if not line.strip() or line.lstrip().startswith(b"c"):
-            continue
-        where = f"proof line {number}"
-        if len(line) > MAX_LINE:
-            raise LratError(f"{where}: longer than {MAX_LINE:,} bytes")
-        head, _, rest = line.strip().partition(b" ")
-        try:
-            ident = int(head)
-        except ValueError:
-            raise LratError(f"{where}: the line does not start with a clause id") from None
-        if rest.startswith(b"d"):
-            ids = _tokens(rest[1:], number)
-            if not ids or ids[-1] != 0 or 0 in ids[:-1]:
-                raise LratError(f"{where}: a deletion must list ids ending with one 0")
-            for gone in ids[:-1]:
-                if clauses.pop(gone, None) is None:
-                    raise LratError(f"{where}: deletes clause {gone}, which does not exist")
-            continue
-        numbers = _tokens(rest, number)
+class _Checker:
+    def __init__(self, nvars: int, formula, limits: Limits, deadline: float | None):
+        self.clauses: dict[int, array] = {i + 1: array("i", dict.fromkeys(c)) for i, c in enumerate(formula)}
+        self.last_id = len(formula)
+        self.nvars = nvars
+        # val[lit] is 1 when lit is assigned true, -1 false, 0 open; a negative index wraps to the top.
+        self.val = [0] * (2 * nvars + 1)
+        self.limits, self.deadline = limits, deadline
+        self.checked = self.visits = self.hints = self.literals = 0
+        self.next_clock = 1 << 20
+
+    def run(self, lines: Iterable[bytes]) -> LratVerdict:
+        limits = self.limits
+        for number, line in enumerate(lines, 1):
+            where = f"proof line {number}"
+            if number > limits.lines:
+                raise LratLimitError(f"{where}: the proof has more than {limits.lines:,} lines")
+            if len(line) > limits.line_bytes:
+                raise LratLimitError(f"{where}: longer than {limits.line_bytes:,} bytes")
+            if number % 1024 == 0 and self.deadline is not None and time.monotonic() > self.deadline:
+                raise _OutOfTime
+            line = line.strip()
+            if not line or line.startswith(b"c"):
+                continue
+            head, _, rest = line.partition(b" ")
+            try:
+                ident = int(head)
+            except ValueError:
+                raise LratError(f"{where}: the line does not start with a clause id") from None
+            if rest.startswith(b"d"):
+                self._delete(_tokens(rest[1:], where), where)
+                continue
+            if self._lemma(ident, _tokens(rest, where), where):
+                return LratVerdict(True, f"empty clause derived; {self.checked:,} lemmas checked, each by its hints",
+                                   self.checked, self.visits)
+        return LratVerdict(False, "the proof ends without deriving the empty clause (cut short?)",
+                           self.checked, self.visits)
+
+    def _delete(self, ids: list[int], where: str) -> None:
+        if not ids or ids[-1] != 0 or 0 in ids[:-1]:
+            raise LratError(f"{where}: a deletion must list ids ending with one 0")
+        for gone in ids[:-1]:
+            clause = self.clauses.pop(gone, None)
+            if clause is None:
+                raise LratError(f"{where}: deletes clause {gone}, which does not exist")
+
+    def _lemma(self, ident: int, numbers: list[int], where: str) -> bool:
+        """Check one lemma and keep it; True when it is the empty clause."""
         if numbers.count(0) != 2 or numbers[-1] != 0:
             raise LratError(f"{where}: a lemma is 'ID LITERALS 0 HINTS 0'")
         split = numbers.index(0)
         lits, hints = numbers[:split], numbers[split + 1:-1]
-        if ident <= last_id:
-            raise LratError(f"{where}: id {ident} is not above the previous id {last_id}")
-        if any(not 0 < abs(lit) <= nvars for lit in lits):
-            raise LratError(f"{where}: a literal outside the formula's {nvars} variables")
-        _check_lemma(lits, hints, clauses, val, where)
-        checked += 1
-        last_id = ident
+        if ident <= self.last_id:
+            raise LratError(f"{where}: id {ident} is not above the previous id {self.last_id}")
+        if any(not 0 < abs(lit) <= self.nvars for lit in lits):
+            raise LratError(f"{where}: a literal outside the formula's {self.nvars} variables")
+        limits = self.limits
+        self.hints += len(hints)
+        self.literals += len(lits)
+        if self.checked >= limits.lemmas:
+            raise LratLimitError(f"{where}: the proof has more than {limits.lemmas:,} lemmas")
+        if self.hints > limits.hints:
+            raise LratLimitError(f"{where}: the proof has more than {limits.hints:,} hints")
+        if self.literals > limits.literals:
+            raise LratLimitError(f"{where}: the proof's lemmas hold more than {limits.literals:,} literals")
+        self._check_lemma(lits, hints, where)
+        self.checked += 1
+        self.last_id = ident
         if not lits:
-            return LratVerdict(True, f"empty clause derived; {checked:,} lemmas checked, each by its hints", checked)
-        clauses[ident] = tuple(dict.fromkeys(lits))
-    return LratVerdict(False, "the proof ends without deriving the empty clause (cut short?)", checked)
+            return True
+        self.clauses[ident] = array("i", dict.fromkeys(lits))
+        return False
 
+    def _clock(self, where: str) -> None:
+        """Every 2**20 literals looked at: the caps on work and time (one line can cost seconds)."""
+        self.next_clock = self.visits + (1 << 20)
+        if self.visits > self.limits.visits:
+            raise LratLimitError(f"{where}: checking the hints looks at more than {self.limits.visits:,} literals in all")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise _OutOfTime
 
-def _check_lemma(lits: list[int], hints: list[int], clauses: dict, val: list[int], where: str) -> None:
-    assigned: list[int] = []
-    try:
-        for lit in lits:
-            if val[lit] == 1:
-                return  # both a literal and its negation: a tautology holds without hints
-            if val[lit] == 0:
-                val[lit], val[-lit] = -1, 1
-                assigned.append(lit)
-        for hint in hints:
-            clause = clauses.get(hint)
-            if clause is None:
-                raise LratError(f"{where}: hint {hint} is not a clause present here"
-                                + (" (RAT hints are not accepted)" if hint < 0 else ""))
-            open_lit = 0
-            for lit in clause:
-                state = val[lit]
-                if state == 1:
-                    raise LratError(f"{where}: hint {hint} is already satisfied, so it implies nothing")
-                if state == 0:
-                    if open_lit:
-                        raise LratError(f"{where}: hint {hint} is not unit (two open literals)")
-                    open_lit = lit
-            if not open_lit:
-                return  # falsified: the negation of the lemma is refuted
-            val[open_lit], val[-open_lit] = 1, -1
-            assigned.append(-open_lit)
-        raise LratError(f"{where}: the hints end without a conflict: the clause is not implied")
-    finally:
-        for lit in assigned:
-            val[lit] = val[-lit] = 0
+    def _check_lemma(self, lits: list[int], hints: list[int], where: str) -> None:
+        val, clauses = self.val, self.clauses
+        assigned: list[int] = []
+        try:
+            for lit in lits:
+                if val[lit] == 1:
+                    return  # both a literal and its negation: a tautology holds without hints
+                if val[lit] == 0:
+                    val[lit], val[-lit] = -1, 1
+                    assigned.append(lit)
+            for hint in hints:
+                clause = clauses.get(hint)
+                if clause is None:
+                    raise LratError(f"{where}: hint {hint} is not a clause present here"
+                                    + (" (RAT hints are not accepted)" if hint < 0 else ""))
+                self.visits += len(clause)
+                if self.visits > self.next_clock:
+                    self._clock(where)
+                open_lit = 0
+                for lit in clause:
+                    state = val[lit]
+                    if state == 1:
+                        raise LratError(f"{where}: hint {hint} is already satisfied, so it implies nothing")
+                    if state == 0:
+                        if open_lit:
+                            raise LratError(f"{where}: hint {hint} is not unit (two open literals)")
+                        open_lit = lit
+                if not open_lit:
+                    return  # falsified: the negation of the lemma is refuted
+                val[open_lit], val[-open_lit] = 1, -1
+                assigned.append(-open_lit)
+            raise LratError(f"{where}: the hints end without a conflict: the clause is not implied")
+        finally:
+            for lit in assigned:
+                val[lit] = val[-lit] = 0

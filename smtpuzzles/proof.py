@@ -285,9 +285,11 @@ def certify_query(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | 
     return Certified(lrat, checked.lemmas, solver, time.perf_counter() - started)
 
 
-def check_lrat_text(query: Dimacs | str | bytes, lrat: bytes) -> tuple[bool, str, int]:
-    """(ok, one line, lemmas checked) of an LRAT proof against the query, by smtpuzzles.lrat.
-    Never raises for a bad query or proof."""
+def check_lrat_text(query: Dimacs | str | bytes, lrat, deadline: float | None = None) -> tuple[bool | None, str, int]:
+    """(ok, one line, lemmas checked) of an LRAT proof (bytes, or an iterable of its lines)
+    against the query, by smtpuzzles.lrat; ok is None when `deadline` (time.monotonic()) passed
+    first. A proof past a cap of smtpuzzles.lrat.Limits raises ProofError (refused, not judged);
+    any other bad query or proof is (False, why, lemmas)."""
     from smtpuzzles.lrat import check_lrat
 
     text = query.text if isinstance(query, Dimacs) else query
@@ -295,7 +297,9 @@ def check_lrat_text(query: Dimacs | str | bytes, lrat: bytes) -> tuple[bool, str
         nvars, clauses = read_dimacs(text)
     except ProofError as exc:
         return False, str(exc), 0
-    verdict = check_lrat(nvars, clauses, lrat)
+    verdict = check_lrat(nvars, clauses, lrat, deadline=deadline)
+    if verdict.over_limit:
+        raise ProofError(verdict.message, "proof")
     return verdict.ok, verdict.message, verdict.lemmas
 
 
