@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
 import zlib
 from dataclasses import dataclass, field
@@ -94,7 +95,39 @@ def read_capped(folder: Path, name: str, cap: int, what: str, required: bool = T
     return data
 
 
-def parse_json(data: bytes, where: str):
+# Caps on JSON, checked on the bytes before anything is parsed: a value costs up to about 64 bytes
+# of memory however few bytes of file it takes (`[],` is three), so a 57 MiB file of empty lists
+# would cost 4 GB. The published runs use a thousandth of each (the 12x12 record's steps.jsonl
+# holds 166,135 values, its run.json 362); a Tatamibari count's steps repeat every solution found.
+MAX_JSON_VALUES = {RUN: 1_000_000, SOLUTION: 2_000_000, STEPS: 8_000_000}  # steps: the whole file
+MAX_JSON_DEPTH = 64  # the deepest the runs written here nest is 6
+_JSON_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def json_values(data: bytes) -> int:
+    """An upper bound on the values a JSON text holds (commas and brackets inside strings count too)."""
+    return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+
+
+def _check_depth(data: bytes, where: str) -> None:
+    if data.count(b"[") + data.count(b"{") <= MAX_JSON_DEPTH:
+        return
+    depth = 0
+    for match in _JSON_NESTING.finditer(data):
+        token = match.group()[:1]
+        if token in b"[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise LedgerError(f"JSON nested too deeply (past {MAX_JSON_DEPTH} levels); refusing to parse it", where)
+        elif token in b"]}":
+            depth -= 1
+
+
+def parse_json(data: bytes, where: str, max_values: int = MAX_JSON_VALUES[RUN]):
+    """JSON from a folder, refused before parsing past `max_values` values or MAX_JSON_DEPTH levels."""
+    if json_values(data) > max_values:
+        raise LedgerError(f"holds more than {max_values:,} JSON values; refusing to parse it", where)
+    _check_depth(data, where)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -157,6 +190,68 @@ def read_gz(folder: Path, name: str, max_text: int, what: str) -> bytes | None:
         if length > max_text:
             raise LedgerError(f"{what} expands past {max_text:,} bytes; refusing to read it", str(folder / name))
     return b"".join(parts)
+
+
+class GzLines:
+    """The lines of a gzip file, read as a stream (never held whole): at most `max_text` bytes of
+    text and `max_line` bytes a line, each refusal a LedgerError naming the file. The sha-256 and
+    length of the whole text are known once `finish` has read to the end (a reader that stops
+    early, as a proof check does at the empty clause, still hashes what follows)."""
+
+    def __init__(self, folder: Path, name: str, max_text: int, max_line: int, what: str):
+        self.where, self.what = str(folder / name), what
+        self.max_text, self.max_line = max_text, max_line
+        self._chunks = _gz_chunks(folder, name, what)
+        self._digest, self.length = hashlib.sha256(), 0
+        self.missing = False
+        first = next(self._chunks)
+        if first is None:
+            self.missing = True
+            self._first = b""
+        else:
+            self._first = first
+
+    def _take(self, chunk: bytes) -> bytes:
+        self._digest.update(chunk)
+        self.length += len(chunk)
+        if self.length > self.max_text:
+            raise LedgerError(f"{self.what} expands past {self.max_text:,} bytes; refusing to read it", self.where)
+        return chunk
+
+    def __iter__(self):
+        if self.missing:
+            return
+        pending = b""
+        chunks = [self._first]
+        self._first = b""
+        while True:
+            for chunk in chunks:
+                pending += self._take(chunk)
+                start = 0
+                while True:
+                    end = pending.find(b"\n", start)
+                    if end < 0:
+                        break
+                    yield pending[start:end]
+                    start = end + 1
+                pending = pending[start:]
+                if len(pending) > self.max_line:
+                    raise LedgerError(f"{self.what} has a line longer than {self.max_line:,} bytes", self.where)
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                break
+            chunks = [chunk]
+        if pending:
+            yield pending
+
+    def finish(self) -> str:
+        """Read what is left unhashed and return the sha-256 of the whole text."""
+        if self._first:
+            self._take(self._first)
+            self._first = b""
+        for chunk in self._chunks:
+            self._take(chunk)
+        return self._digest.hexdigest()
 
 
 def _gz_chunks(folder: Path, name: str, what: str):
@@ -387,7 +482,7 @@ def read_steps(folder: Path, genesis: str) -> StepsRead:
     with handle:
         if os.fstat(handle.fileno()).st_size > MAX_STEPS_FILE:
             raise LedgerError(f"larger than {MAX_STEPS_FILE // MiB} MiB; refusing to read it", where)
-        total = 0
+        total, budget = 0, MAX_JSON_VALUES[STEPS]
         for number in range(1, 1 << 62):
             line = handle.readline(MAX_STEP_LINE + 1)
             if not line:
@@ -401,7 +496,11 @@ def read_steps(folder: Path, genesis: str) -> StepsRead:
                 torn = True  # no newline at the end: the writer died inside this line
                 break
             line = line[:-1]
-            step = check_step(parse_json(line, f"{where} line {number}"), number, where)
+            budget -= json_values(line)
+            if budget < 0:
+                raise LedgerError(f"holds more than {MAX_JSON_VALUES[STEPS]:,} JSON values; refusing to read on "
+                                  f"(line {number})", where)
+            step = check_step(parse_json(line, f"{where} line {number}", MAX_JSON_VALUES[STEPS]), number, where)
             if step["prev"] != prev:
                 raise LedgerError(f"line {number}: hash chain broken (step edited, removed or moved)", where)
             if step["index"] != number - 1:
@@ -436,6 +535,9 @@ class RunFolder:
     def read_gz(self, name: str, max_text: int, what: str) -> bytes | None:
         return read_gz(self.path, name, max_text, what)
 
+    def gz_lines(self, name: str, max_text: int, max_line: int, what: str) -> GzLines:
+        return GzLines(self.path, name, max_text, max_line, what)
+
 
 def read_run_json(folder: Path) -> dict:
     folder = Path(folder)
@@ -460,5 +562,6 @@ def open_run(folder: Path) -> RunFolder:
             raise LedgerError(f"run.json seals {run['steps']} steps but the file holds {len(read.steps)} "
                               "or ends differently (steps cut off, appended or edited)", str(folder / STEPS))
     raw = read_capped(folder, SOLUTION, MAX_SOLUTION_JSON, "solution.json", required=False)
-    saved = None if raw is None else check_saved_solution(parse_json(raw, str(folder / SOLUTION)), str(folder / SOLUTION))
+    saved = None if raw is None else check_saved_solution(parse_json(raw, str(folder / SOLUTION), MAX_JSON_VALUES[SOLUTION]),
+                                                          str(folder / SOLUTION))
     return RunFolder(folder, run, read.steps, read.last_hash, read.torn_tail, saved)
