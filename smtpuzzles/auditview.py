@@ -22,6 +22,7 @@ from rich.text import Text
 
 from smtpuzzles.audit import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.errors import InputError
+from smtpuzzles.shown import escaped, plain
 
 SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
 VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow",
@@ -45,25 +46,25 @@ class ResolveProgress:
             if event["state"] == "started":
                 self.running[key] = time.monotonic()
                 if self.lines_to:
-                    print(f"audit: {event.get('verb', 're-solving')} {event['query']} with {event['solver']}...",
+                    print(f"audit: {event.get('verb', 're-solving')} {escaped(event['query'])} with {event['solver']}...",
                           file=self.lines_to, flush=True)
             else:
                 self.running.pop(key, None)
                 self.done.append(event)
                 if self.lines_to:
-                    print(f"audit: {event['query']}: {event['solver']} answered {event['answer']} "
+                    print(f"audit: {escaped(event['query'])}: {event['solver']} answered {escaped(event['answer'])} "
                           f"in {event['seconds']:.1f} s", file=self.lines_to, flush=True)
 
     def __rich__(self):
         with self.lock:
             now = time.monotonic()
-            lines = [Text(f"re-solving queries of {Path(self.folder).name}", style="bold cyan")]
+            lines = [plain(f"re-solving queries of {Path(self.folder).name}", style="bold cyan")]
             for (query, solver), started in sorted(self.running.items()):
-                lines.append(Text(f"  {query} with {solver}: {now - started:5.0f} s"))
+                lines.append(plain(f"  {query} with {solver}: {now - started:5.0f} s"))
             for event in self.done[-4:]:
                 style = "green" if event["answer"] in ("unsat", "checked") else "bold red"
-                lines.append(Text(f"  {event['query']} with {event['solver']}: ", style="dim")
-                             + Text(event["answer"][:30], style=style) + Text(f" in {event['seconds']:.1f} s", style="dim"))
+                lines.append(plain(f"  {event['query']} with {event['solver']}: ", style="dim")
+                             + plain(event["answer"][:30], style=style) + Text(f" in {event['seconds']:.1f} s", style="dim"))
             return Group(*lines)
 
 
@@ -74,15 +75,15 @@ def report_view(report: Report):
     findings.add_column(style="bold", no_wrap=True)
     findings.add_column(overflow="fold")
     for f in report.findings:
-        findings.add_row(MARK[f.ok], f.section, f.text)
-    parts = [Text(f"audit of {report.run_dir}", style="bold"), findings]
+        findings.add_row(MARK[f.ok], plain(f.section), plain(f.text))
+    parts = [plain(f"audit of {report.run_dir}", style="bold"), findings]
     if report.resolved:
         solved = Table.grid(padding=(0, 2))
         for _ in range(4):
             solved.add_column()
         for r in report.resolved:
             style = "green" if r["answer"] == "unsat" else "bold red"
-            solved.add_row(r["query"], r["solver"], Text(r["answer"][:40], style=style), f"{r['seconds']:.1f} s")
+            solved.add_row(plain(r["query"]), plain(r["solver"]), plain(r["answer"][:40], style=style), f"{r['seconds']:.1f} s")
         parts += [Text("re-solved here, from queries built by today's encoder:", style="bold"), solved]
     parts.append(verdict_line(report))
     return Group(*parts)
@@ -90,7 +91,7 @@ def report_view(report: Report):
 
 def verdict_line(report: Report) -> Text:
     value = _short(report.value, 30) if report.value is not None else ""
-    text = Text(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
+    text = plain(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
                 style=VERDICT_STYLE[report.verdict])
     if report.verdict == "consistent":
         fix = "add --proof to check the stored proof, or --resolve" if report.proof_stored else "add --resolve"
@@ -126,7 +127,7 @@ def run_audit_command(args) -> int:
         except InputError as exc:
             if len(folders) == 1:
                 raise
-            print(f"smtpuzzles: error: {exc}", file=sys.stderr)
+            print(f"smtpuzzles: error: {escaped(str(exc))}", file=sys.stderr)
             rows.append((folder, None, str(exc)))
             continue
         rows.append((folder, report, ""))
@@ -156,12 +157,13 @@ def summary_view(rows):
     table.add_column("claim", no_wrap=True, width=18)
     table.add_column("audit", no_wrap=True, width=12)
     for folder, report, error in rows:
-        name = folder.resolve().name
+        name = plain(folder.resolve().name)
         if report is None:
             table.add_row(name, "?", "", Text("unreadable", style=VERDICT_STYLE["unreadable"]))
         else:
             claim = f"{report.status} {_short(report.value, 16) if report.value is not None else ''}".rstrip()
-            table.add_row(name, report.puzzle, _short(claim, 16), Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
+            table.add_row(name, plain(report.puzzle), plain(_short(claim, 16)),
+                          Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
     parts = [table]
     if any(report is not None and report.verdict == "consistent" for _, report, _ in rows):
         parts.append(Text("UNSAT answers were taken from the ledgers, not re-solved here: add --resolve",

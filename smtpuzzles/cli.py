@@ -23,6 +23,7 @@ from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, split_after_argument,
                                 time_limit_argument, whole_number_argument)
+from smtpuzzles.shown import escaped, plain
 from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
@@ -207,19 +208,19 @@ def main(argv=None) -> int:
     except OSError as exc:
         if exc.filename is None:
             raise
-        print(f"smtpuzzles: error: {exc.filename}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
+        print(f"smtpuzzles: error: {escaped(exc.filename)}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("smtpuzzles: interrupted", file=sys.stderr)
         return 130
     except RefereeRejected as exc:  # an encoding bug: never shown as an answer
-        print(f"smtpuzzles: internal error: {exc}", file=sys.stderr)
+        print(f"smtpuzzles: internal error: {one_line(str(exc))}", file=sys.stderr)
         return 1
 
 
 def one_line(text: str) -> str:
     """A message as one line: newlines and other control characters shown escaped."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    return escaped(text)
 
 
 def quiet_stdout() -> None:
@@ -524,7 +525,7 @@ def cmd_show(args) -> int:
     console = Console(record=bool(args.svg))  # the SVG holds the final picture, not the frames before it
     print_all(console, show_pictures(Path(args.run_dir))[2])
     if args.svg:
-        console.save_svg(args.svg, title=f"smtpuzzles {Path(args.run_dir).name}")
+        console.save_svg(args.svg, title=f"smtpuzzles {escaped(Path(args.run_dir).name)}")
     return 0
 
 
@@ -563,7 +564,7 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
         seconds = sum(s.get("seconds", 0) for s in steps)
         fields = [("status", status), ("value", run.get("value")), *about[:3], ("solver time", f"{seconds:.1f}s"),
                   *about[3:]]
-    shown = [summary_panel(f"{run['puzzle']} run {folder.path.name}", fields, run["status"])]
+    shown = [summary_panel(plain(f"{run['puzzle']} run {folder.path.name}"), fields, run["status"])]
     if not unfinished:
         shown.append(Text(summary_line(progress)))
     proved = progress.proved if run.get("objective") == "lex" else None

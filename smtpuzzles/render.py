@@ -18,6 +18,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from smtpuzzles.shown import escaped
+
 STATUS_STYLE = {
     "optimal": "bold green", "solved": "bold green", "infeasible": "bold yellow",
     "unknown": "bold red", "interrupted": "bold red", "running": "bold cyan", "failed": "bold red",
@@ -121,7 +123,7 @@ def side_by_side(*renderables) -> Table:
     return grid
 
 
-def summary_panel(title: str, fields: Sequence[tuple[str, object]], status: str | None = None) -> Panel:
+def summary_panel(title: str | Text, fields: Sequence[tuple[str, object]], status: str | None = None) -> Panel:
     """Key-value lines in a panel at most WIDTH wide: a long unbroken value (a number of 81 digits) is
     cut into groups; anything else too long folds onto further lines instead of ending in "…"."""
     keys = max([len(str(key)) for key, _ in fields] + [1])
@@ -131,7 +133,7 @@ def summary_panel(title: str, fields: Sequence[tuple[str, object]], status: str 
     table.add_column(overflow="fold")
     for key, value in fields:
         if not isinstance(value, Text):
-            value = str(value)
+            value = "\n".join(escaped(line) for line in str(value).split("\n"))  # may come from a folder
             if len(value) > room and "\n" not in value and " " not in value and value.isalnum():
                 value = "\n".join(group_lines(value, digit_group(len(value)), room))
             value = Text(value)

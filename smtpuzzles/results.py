@@ -6,17 +6,17 @@ import os
 from pathlib import Path
 
 from rich.console import Group
-from rich.text import Text
 
 from smtpuzzles import puzzles
 from smtpuzzles.board import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
+from smtpuzzles.shown import plain
 
 
 def results_table(folder: Path, with_audit: bool = True) -> Group:
     """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
     start time; the full path is in `results --json`. Unreadable runs are explained below it."""
-    table = compact_table(f"runs under {folder}")
+    table = compact_table(plain(f"runs under {folder}"))
     table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=22)
     table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=16)
     table.add_column("status", no_wrap=True, min_width=7)
@@ -28,10 +28,10 @@ def results_table(folder: Path, with_audit: bool = True) -> Group:
         verdict = row["audit"] or ""
         shown = verdict if len(verdict) <= 10 else verdict.split(":")[0]
         if shown != verdict:
-            notes.append(Text(f"{row['run']}: {verdict}", style="red"))
-        table.add_row(run_label(row["run"]), row["instance"], status_cell(row), value_text(row, 12),
+            notes.append(plain(f"{row['run']}: {verdict}", style="red"))
+        table.add_row(plain(run_label(row["run"])), plain(row["instance"]), status_cell(row), plain(value_text(row, 12)),
                       f"{row['seconds']:.1f}",
-                      Text(shown, style="green" if verdict in ("clean", "consistent") else "bold red"))
+                      plain(shown, style="green" if verdict in ("clean", "consistent") else "bold red"))
     return Group(table, *notes)
 
 
