@@ -69,6 +69,12 @@ MODE_NAMES = ("optimise", "solve", "unique", "count")
 TYPE_WORDS = {bool: "true/false", int: "an integer", str: "a string", list: "a list", dict: "a table"}
 
 
+def whole(value: object) -> bool:
+    """A real int, as a referee must demand where the rules speak of digits, counts or indices:
+    JSON's `4.0` and `true` compare equal to 4 and 1 in Python, and are neither."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class Option:
     """One option a puzzle takes: a flag on `solve` and a key in a job file, from this one declaration."""

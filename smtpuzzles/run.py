@@ -46,7 +46,11 @@ class Rules:
                               f"({exc.__class__.__name__})", where) from None
 
     def shown(self, value):
-        return self.module.value_json(value)
+        try:
+            return self.module.value_json(value)
+        except Exception as exc:  # noqa: BLE001 - a value computed from folder data the puzzle cannot show
+            raise LedgerError(f"a value of the wrong shape for a {self.module.NAME} value ({exc.__class__.__name__})",
+                              "the run folder") from None
 
     def same(self, a: dict, b: dict, where: str = "a claim") -> bool:
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
-from smtpuzzles.contract import Example, Option
+from smtpuzzles.contract import Example, Option, whole
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
 from smtpuzzles.objective import Encoding, LexMax
@@ -377,8 +377,15 @@ def referee(board: Board, solution: dict) -> list[str]:
         if not isinstance(rows, list) or len(rows) != n or any(not isinstance(row, list) or len(row) != n for row in rows):
             return [f"{name} is not {n}x{n}"]
     for r, c in board.cells:
-        if grid[r][c] not in range(1, n + 1):
+        if not whole(grid[r][c]):
+            problems.append(f"r{r + 1}c{c + 1} holds {grid[r][c]!r}, not a whole number (a digit 1..{n})")
+        elif not 1 <= grid[r][c] <= n:
             problems.append(f"r{r + 1}c{c + 1} holds {grid[r][c]!r}, not a digit 1..{n}")
+        if not whole(tour[r][c]):
+            return problems + [f"r{r + 1}c{c + 1} has visit number {tour[r][c]!r}, not 1..{n * n}"]
+    if problems:
+        return problems  # the rules below read digits as numbers
+    for r, c in board.cells:
         if board.clues[r][c] and grid[r][c] != board.clues[r][c]:
             problems.append(f"r{r + 1}c{c + 1} holds {grid[r][c]} but the clue is {board.clues[r][c]}")
     for unit in board.units():
@@ -391,7 +398,7 @@ def referee(board: Board, solution: dict) -> list[str]:
     where = {}
     for r, c in board.cells:
         t = tour[r][c]
-        if not isinstance(t, int) or not 1 <= t <= n * n:
+        if not 1 <= t <= n * n:
             problems.append(f"r{r + 1}c{c + 1} has visit number {t!r}, not 1..{n * n}")
         elif t in where:
             problems.append(f"visit {t} appears twice: r{where[t][0] + 1}c{where[t][1] + 1} and r{r + 1}c{c + 1}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Callable
 
-from smtpuzzles.contract import InlineKey, examples_in
+from smtpuzzles.contract import InlineKey, examples_in, whole
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
@@ -824,12 +824,12 @@ def replay(game: Game, solution: dict):
     for i, move in enumerate(moves):
         d = move.get("door") if isinstance(move, dict) else None
         group = move.get("players") if isinstance(move, dict) else None
-        if not isinstance(d, int) or not 0 <= d < len(game.doors):
+        if not whole(d) or not 0 <= d < len(game.doors):
             raise ValueError(f"move {i + 1}: there is no door {d!r}")
         if d in used:
             raise ValueError(f"move {i + 1}: door {d} was already passed")
         number, origin, target = game.doors[d]
-        if not isinstance(group, list) or not all(isinstance(p, int) and p in where for p in group) \
+        if not isinstance(group, list) or not all(whole(p) and p in where for p in group) \
                 or len(set(group)) != len(group):
             raise ValueError(f"move {i + 1}: the group {group!r} is not a set of players 1..9")
         if not 3 <= len(group) <= 5:

@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from smtpuzzles.contract import InlineKey, examples_in
+from smtpuzzles.contract import InlineKey, examples_in, whole
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import SmtBuilder, raw, sum_of
 from smtpuzzles.objective import Encoding, IntMax
@@ -457,7 +457,7 @@ def walk_of(dungeon: Dungeon, solution: dict) -> tuple[list | None, str | None]:
         return None, "the solution has no path"
     cells = []
     for i, p in enumerate(path):
-        if not (isinstance(p, list) and len(p) == 2 and all(isinstance(x, int) for x in p)):
+        if not (isinstance(p, list) and len(p) == 2 and all(whole(x) for x in p)):
             return None, f"path entry {i} is not a [row, col] pair"
         cells.append((p[0], p[1]))
     if cells[0] != dungeon.start:
@@ -521,6 +521,9 @@ def check_closed(dungeon: Dungeon, solution: dict) -> tuple[bytearray | None, st
     closed = solution.get("closed")
     if closed is None:
         return None, None
+    if not isinstance(closed, list) or not all(isinstance(p, list) and len(p) == 2 and all(whole(x) for x in p)
+                                               for p in closed):
+        return None, "the closed set is not a list of [row, col] pairs of whole numbers"
     region = {tuple(p) for p in closed}
     if dungeon.start not in region:
         return None, "the closed set does not hold @"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
-from smtpuzzles.contract import InlineKey, examples_in
+from smtpuzzles.contract import InlineKey, examples_in, whole
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, any_of, lit
 from smtpuzzles.objective import Encoding, Satisfy
@@ -310,6 +310,8 @@ def referee(board: Board, solution: dict) -> list[str]:
     cells: dict = {}
     for r in range(h):
         for c in range(w):
+            if not whole(regions[r][c]):  # ids are indices: 1, 1.0 and true would be one region
+                return [f"r{r + 1}c{c + 1}'s region {regions[r][c]!r} is not a whole-number id"]
             cells.setdefault(regions[r][c], []).append((r, c))
     for rid, members in cells.items():
         top, left, bottom, right = (min(m[0] for m in members), min(m[1] for m in members),
