@@ -38,6 +38,11 @@ class Limits:
     literals: int = 45_000_000  # literals of the lemmas kept (memory: 4 bytes each)
     hints: int = 200_000_000
     visits: int = 800_000_000  # literals looked at while checking hints: time, about 4 minutes
+    # A hint is a few bytes naming a clause that may be thousands of literals wide, so a crafted
+    # proof can cost far more than its size: the published proofs look at 0.4 to 0.6 literals per
+    # byte of proof, and past the first `free_visits` a proof may look at `visits_per_byte`.
+    visits_per_byte: int = 16
+    free_visits: int = 10_000_000
 
 
 LIMITS = Limits()
@@ -94,7 +99,7 @@ class _Checker:
         # val[lit] is 1 when lit is assigned true, -1 false, 0 open; a negative index wraps to the top.
         self.val = [0] * (2 * nvars + 1)
         self.limits, self.deadline = limits, deadline
-        self.checked = self.visits = self.hints = self.literals = 0
+        self.checked = self.visits = self.hints = self.literals = self.bytes = 0
         self.next_clock = 1 << 20
 
     def run(self, lines: Iterable[bytes]) -> LratVerdict:
@@ -105,6 +110,7 @@ class _Checker:
                 raise LratLimitError(f"{where}: the proof has more than {limits.lines:,} lines")
             if len(line) > limits.line_bytes:
                 raise LratLimitError(f"{where}: longer than {limits.line_bytes:,} bytes")
+            self.bytes += len(line) + 1
             if number % 1024 == 0 and self.deadline is not None and time.monotonic() > self.deadline:
                 raise _OutOfTime
             line = line.strip()
@@ -162,8 +168,12 @@ class _Checker:
     def _clock(self, where: str) -> None:
         """Every 2**20 literals looked at: the caps on work and time (one line can cost seconds)."""
         self.next_clock = self.visits + (1 << 20)
-        if self.visits > self.limits.visits:
-            raise LratLimitError(f"{where}: checking the hints looks at more than {self.limits.visits:,} literals in all")
+        limits = self.limits
+        if self.visits > limits.visits:
+            raise LratLimitError(f"{where}: checking the hints looks at more than {limits.visits:,} literals in all")
+        if self.visits > limits.free_visits + limits.visits_per_byte * self.bytes:
+            raise LratLimitError(f"{where}: checking the hints looks at {self.visits:,} literals, more than "
+                                 f"{limits.visits_per_byte} per byte of proof: hints naming very wide clauses")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise _OutOfTime
 

@@ -100,6 +100,7 @@ def read_capped(folder: Path, name: str, cap: int, what: str, required: bool = T
 # would cost 4 GB. The published runs use a thousandth of each (the 12x12 record's steps.jsonl
 # holds 166,135 values, its run.json 362); a Tatamibari count's steps repeat every solution found.
 MAX_JSON_VALUES = {RUN: 1_000_000, SOLUTION: 2_000_000, STEPS: 8_000_000}  # steps: the whole file
+MAX_STEP_VALUES = 2_000_000  # one step line
 MAX_JSON_DEPTH = 64  # the deepest the runs written here nest is 6
 _JSON_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
 
@@ -500,7 +501,7 @@ def read_steps(folder: Path, genesis: str) -> StepsRead:
             if budget < 0:
                 raise LedgerError(f"holds more than {MAX_JSON_VALUES[STEPS]:,} JSON values; refusing to read on "
                                   f"(line {number})", where)
-            step = check_step(parse_json(line, f"{where} line {number}", MAX_JSON_VALUES[STEPS]), number, where)
+            step = check_step(parse_json(line, f"{where} line {number}", MAX_STEP_VALUES), number, where)
             if step["prev"] != prev:
                 raise LedgerError(f"line {number}: hash chain broken (step edited, removed or moved)", where)
             if step["index"] != number - 1:
