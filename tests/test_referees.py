@@ -76,11 +76,16 @@ def swap_columns(a, b):
     return change
 
 
+FIRST_VISIT = next((r, c) for r in range(6) for c in range(6) if KT_GOOD["tour"][r][c] == 1)
 KINGTOUR_BROKEN = [
     # rule: digits 1..N (0 and N + 1 are the edges of the range); nothing else breaks, as the
     # duplicate check only sees repeated values
     ("digit 0", set_cell("grid", (2, 3), 0), None, ["r3c4 holds 0, not a digit 1..6"]),
     ("digit N+1", set_cell("grid", (5, 0), 7), None, ["r6c1 holds 7, not a digit 1..6"]),
+    # rule: a digit is a whole number (JSON's 1.0 and true compare equal to the digit 1 in Python)
+    ("digit a float", lambda s: set_cell("grid", (0, 0), float(s["grid"][0][0]))(s), None,
+     [f"r1c1 holds {float(KT_GOOD['grid'][0][0])!r}, not a whole number (a digit 1..6)"]),
+    ("digit a bool", set_cell("grid", (0, 5), True), None, ["r1c6 holds True, not a whole number (a digit 1..6)"]),
     # rule: once per row. Swapping two cells of one column inside one box keeps columns and boxes
     ("row", swap_cells("grid", (0, 0), (1, 0)), None,
      ["digit 1 twice: r1c1 and r1c6", "digit 6 twice: r2c1 and r2c4"]),
@@ -94,6 +99,9 @@ KINGTOUR_BROKEN = [
     ("visit 0", set_cell("tour", (0, 0), 0), None, ["r1c1 has visit number 0, not 1..36"]),
     ("visit N*N+1", set_cell("tour", (0, 5), 37), None, ["r1c6 has visit number 37, not 1..36"]),
     ("visit not a number", set_cell("tour", (0, 5), "36"), None, ["r1c6 has visit number '36', not 1..36"]),
+    ("visit a float", set_cell("tour", (0, 5), 36.0), None, ["r1c6 has visit number 36.0, not 1..36"]),
+    ("visit a bool", set_cell("tour", FIRST_VISIT, True), None,
+     [f"r{FIRST_VISIT[0] + 1}c{FIRST_VISIT[1] + 1} has visit number True, not 1..36"]),
     # rule: every cell visited once (36 is gone, 35 is there twice; 34 -> 35 is still a king move)
     ("visit twice", set_cell("tour", (0, 5), 35), None, ["visit 35 appears twice: r1c5 and r1c6"]),
     # rule: consecutive visits a king move apart
@@ -177,6 +185,13 @@ NONARY_BROKEN = [
     ("player twice in a group", NONARY_FOUR, moves((0, [1, 1, 6])), "move 1: the group [1, 1, 6] is not a set of players 1..9"),
     ("player 10", NONARY_FOUR, moves((0, [10, 7, 9])), "move 1: the group [10, 7, 9] is not a set of players 1..9"),
     ("player 0", NONARY_FOUR, moves((0, [0, 8, 9])), "move 1: the group [0, 8, 9] is not a set of players 1..9"),
+    # rule: players and doors are whole numbers (true == 1 and 1.0 == 1 in Python)
+    ("player a bool", NONARY_FOUR, moves((0, [True, 3, 5, 8, 9])),
+     "move 1: the group [True, 3, 5, 8, 9] is not a set of players 1..9"),
+    ("player a float", NONARY_FOUR, moves((0, [1.0, 3, 5, 8, 9])),
+     "move 1: the group [1.0, 3, 5, 8, 9] is not a set of players 1..9"),
+    ("door a bool", NONARY_FOUR, moves((0, [1, 3, 5, 8, 9]), (True, [1, 3, 5, 9])), "move 2: there is no door True"),
+    ("door a float", NONARY_FOUR, moves((0.0, [1, 3, 5, 8, 9])), "move 1: there is no door 0.0"),
     # rule: 3 to 5 players (both edges; the sums are right: 8 + 9 = 17, 1+2+3+4+7+9 = 26, both 8 mod 9)
     ("group of 2", NONARY_FOUR, moves((0, [8, 9])), "move 1: a group of 2 cannot pass (3 to 5 players)"),
     ("group of 6", NONARY_FOUR, moves((0, [1, 2, 3, 4, 7, 9])), "move 1: a group of 6 cannot pass (3 to 5 players)"),
@@ -246,6 +261,9 @@ TATAMIBARI_BROKEN = [
     ("four at a corner", "-**\n|++\n*+?\n", [[1, 1, 1], [2, 3, 4], [2, 5, 6]],
      "four regions meet at the corner below and right of r2c2"),
     ("four at the first corner", "++\n++\n", [[1, 2], [3, 4]], "four regions meet at the corner below and right of r1c1"),
+    # rule: region ids are whole numbers (1, 1.0 and true would be one region)
+    ("id a float", "?*\n*?\n", [[1, 1], [2.0, 2]], "r2c1's region 2.0 is not a whole-number id"),
+    ("id a bool", "??\n**\n", [[True, 2], [True, 2]], "r1c1's region True is not a whole-number id"),
 ]
 
 
@@ -328,6 +346,9 @@ ROGUE_BROKEN = [
     ("no path", DUNGEON, {"closed": REACHABLE}, ["the solution has no path"]),
     ("empty path", DUNGEON, {"path": []}, ["the solution has no path"]),
     ("not a pair", DUNGEON, {"path": [[0, 0], [0, 1, 2]]}, ["path entry 1 is not a [row, col] pair"]),
+    # rule: cells are whole numbers
+    ("row a float", DUNGEON, with_path((0, 0), (0.0, 1)), ["path entry 1 is not a [row, col] pair"]),
+    ("column a bool", DUNGEON, with_path((0, 0), (0, True)), ["path entry 1 is not a [row, col] pair"]),
 ]
 
 
@@ -356,6 +377,9 @@ ROGUE_BAD_CLOSED = [
     ("without @", [p for p in REACHABLE if p != [0, 0]], "the closed set does not hold @"),
     ("with the monster", REACHABLE + [[1, 4]], "the closed set holds [1, 4], which is not walkable"),
     ("with a cell off the map", REACHABLE + [[3, 0]], "the closed set holds [3, 0], which is not walkable"),
+    ("a cell of floats", REACHABLE[:-1] + [[float(x) for x in REACHABLE[-1]]],
+     "the closed set is not a list of [row, col] pairs of whole numbers"),
+    ("a cell of bools", REACHABLE + [[True, False]], "the closed set is not a list of [row, col] pairs of whole numbers"),
 ]
 
 
