@@ -587,9 +587,12 @@ def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, 
     if work and agreed:
         n = len(queries)
         what = f"{n} UNSAT quer{'y' if n == 1 else 'ies'} built by today's encoder"
-        report.add("resolve", True, f"{what} re-solved unsat by {' and '.join(agreed)} in fresh processes")
+        # A cluster's workers are other machines: their answers are taken on the cluster's word.
+        where = f"on the Dask cluster at {scheduler}, whose answers are taken on its word" if scheduler \
+            else "in fresh processes here"
+        report.add("resolve", True, f"{what} re-solved unsat by {' and '.join(agreed)} {where}")
         report.unchecked_unsat = False
-        report.evidence.append(f"{what}, re-solved unsat by {' and '.join(agreed)}")
+        report.evidence.append(f"{what}, re-solved unsat by {' and '.join(agreed)} {where}")
 
 
 def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, progress):

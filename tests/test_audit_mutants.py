@@ -846,8 +846,8 @@ def test_a_refutation_both_solvers_confirm_is_clean(run_of, solvers):
     assert sorted(fake.calls) == sorted([(query, "z3", 7.5), (query, "cvc5", 7.5)])
     assert report.resolved == [{"query": "certificate", "solver": s, "answer": "unsat", "seconds": 0.12} for s in ("z3", "cvc5")]
     what = "1 UNSAT query built by today's encoder"
-    assert texts(report, "resolve") == [(True, f"{what} re-solved unsat by z3 and cvc5 in fresh processes")]
-    assert report.evidence[-1] == f"{what}, re-solved unsat by z3 and cvc5"
+    assert texts(report, "resolve") == [(True, f"{what} re-solved unsat by z3 and cvc5 in fresh processes here")]
+    assert report.evidence[-1] == f"{what}, re-solved unsat by z3 and cvc5 in fresh processes here"
     assert (report.verdict, report.exit_code, report.unchecked_unsat) == ("clean", 0, False)
     started = [e for e in events if e["state"] == "started"]
     done = [e for e in events if e["state"] == "done"]
@@ -872,7 +872,7 @@ def test_resolve_all_re_solves_every_recorded_refutation_once(run_of, solvers):
     labels = sorted(r["query"] for r in report.resolved)
     assert labels == sorted(["certificate"] + [f"step {s['index']}" for k, s in refuted.items() if k != closing])
     assert texts(report, "resolve") == [
-        (True, f"{len(refuted)} UNSAT queries built by today's encoder re-solved unsat by z3 in fresh processes")]
+        (True, f"{len(refuted)} UNSAT queries built by today's encoder re-solved unsat by z3 in fresh processes here")]
 
 
 def test_a_solver_that_finds_a_solution_fails_the_claim(run_of, solvers):
@@ -881,7 +881,7 @@ def test_a_solver_that_finds_a_solution_fails_the_claim(run_of, solvers):
     report = audit(run_dir, resolve="certificate")
     assert texts(report, "resolve") == [
         (False, "certificate: z3 answered sat, so the refutation does not hold"),
-        (True, "1 UNSAT query built by today's encoder re-solved unsat by cvc5 in fresh processes")]
+        (True, "1 UNSAT query built by today's encoder re-solved unsat by cvc5 in fresh processes here")]
     assert report.exit_code == 1
 
 
@@ -903,7 +903,7 @@ def test_a_missing_solver_is_named_with_its_install_command(run_of, solvers):
     assert report.missing == ["cvc5"]
     assert texts(report, "resolve") == [
         (None, f"cvc5 is not installed, so nothing was re-solved with it: {INSTALL_HINT['cvc5']}"),
-        (True, "1 UNSAT query built by today's encoder re-solved unsat by z3 in fresh processes")]
+        (True, "1 UNSAT query built by today's encoder re-solved unsat by z3 in fresh processes here")]
     assert INSTALL_HINT == {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
     assert (report.exit_code, report.verdict) == (4, "incomplete")
 
@@ -957,6 +957,9 @@ def test_a_scheduler_gets_every_re_solve_as_a_task(run_of, monkeypatch):
                          (audit_module.solve_in_subprocess, (query, "cvc5", 3), False)]
     assert [(e["solver"], e["state"]) for e in events] == [("z3", "started"), ("cvc5", "started")]
     assert report.missing == [] and report.verdict == "clean"
+    # The workers are other machines: the report says whose word the UNSAT answers are.
+    assert report.evidence[-1].endswith("re-solved unsat by z3 and cvc5 on the Dask cluster at tcp://x:1, "
+                                        "whose answers are taken on its word")
 
 
 # ----------------------------------------------------------------------------------------- proofs
