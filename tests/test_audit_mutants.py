@@ -1038,9 +1038,9 @@ def test_a_stored_proof_is_checked_against_the_query_built_here(run_of, monkeypa
     checked = []
     real = proofs.check_lrat_text
 
-    def spy(against, lrat):
+    def spy(against, lrat, deadline=None):
         checked.append(against.data)
-        return real(against, lrat)
+        return real(against, lrat, deadline=deadline)
     monkeypatch.setattr(proofs, "check_lrat_text", spy)
     events = []
     report = audit(run_dir, proof=True, progress=events.append)
@@ -1065,7 +1065,7 @@ def test_without_proof_the_stored_proof_is_only_noted(run_of):
 
 def test_a_stored_proof_the_checker_rejects_fails(run_of, monkeypatch):
     run_dir = run_of("certified")
-    monkeypatch.setattr(proofs, "check_lrat_text", lambda query, lrat: (False, "lemma 7 is not implied", 0))
+    monkeypatch.setattr(proofs, "check_lrat_text", lambda query, lrat, deadline=None: (False, "lemma 7 is not implied", 0))
     events = []
     report = audit(run_dir, proof=True, progress=events.append)
     assert texts(report, "proof") == [(False, "the stored proof was rejected: lemma 7 is not implied")]
@@ -1419,7 +1419,9 @@ def test_a_stored_proof_reports_its_size_and_time_as_measured(run_of, monkeypatc
     lrat = b"0" * 1_050_000
     (run_dir / "proof.lrat.gz").write_bytes(gzip.compress(lrat))
     edit_proof_record(run_dir, sha256=hashlib.sha256(lrat).hexdigest())
-    monkeypatch.setattr(proofs, "check_lrat_text", lambda query, data: (data == lrat, "", 12345))
+    # The proof reaches the checker as a stream of its lines (never held whole)
+    monkeypatch.setattr(proofs, "check_lrat_text",
+                        lambda query, lines, deadline=None: (b"\n".join(lines) == lrat, "", 12345))
     events = []
     started = time.perf_counter()
     report = audit(run_dir, proof=True, progress=events.append)
