@@ -21,7 +21,7 @@ from rich.text import Text
 from smtpuzzles import __version__, puzzles
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import (check_new_file, check_writable_folder, is_url, read_input, split_after_argument,
+from smtpuzzles.inputs import (RUNS, check_new_file, check_writable_folder, is_url, read_input, split_after_argument,
                                 time_limit_argument, whole_number_argument)
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.names()))
     solve.add_argument("input", nargs="?", metavar="INPUT",
                        help="input file or - for stdin; a URL where the puzzle reads one (see below)")
-    solve.add_argument("--out", default="results", metavar="DIR", help="folder for run ledgers")
+    solve.add_argument("--out", default=RUNS, metavar="DIR", help="folder for run ledgers")
     solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
     solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed per solver check, a finite positive number (default: no limit)")
@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="whose conversion (needed only when more than one puzzle converts)")
 
     results = sub.add_parser("results", help="a table of every run under a folder")
-    results.add_argument("dir", nargs="?", default="results")
+    results.add_argument("dir", nargs="?", default=RUNS, help=f"a folder of runs (default {RUNS}; results holds the "
+                         "published records)")
     results.add_argument("--no-audit", action="store_true", help="skip auditing each run")
     results.add_argument("--json", action="store_true")
 
@@ -184,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the job file (scripts/examples.toml is the model)")
     batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
-    batch.add_argument("--out", metavar="DIR", help="output folder (default: the job file's, else results)")
+    batch.add_argument("--out", metavar="DIR", help=f"output folder (default: the job file's, else {RUNS})")
     parser.commands = dict(sub.choices)
     return parser
 

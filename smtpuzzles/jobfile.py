@@ -18,7 +18,7 @@ from smtpuzzles import puzzles
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
 from smtpuzzles.engines import ENGINES, check_params
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import check_writable_folder, positive_seconds, read_text_file, seconds_or_zero
+from smtpuzzles.inputs import RUNS, check_writable_folder, positive_seconds, read_text_file, seconds_or_zero
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -131,7 +131,7 @@ def load_batch(path: Path, out: str | None = None) -> Batch:
     if not entries:
         raise InputError("no [[job]] entries", str(path))
     base = path.resolve().parent
-    folder = Path(out) if out else (base / defaults["out"] if "out" in defaults else Path("results"))
+    folder = Path(out) if out else (base / defaults["out"] if "out" in defaults else Path(RUNS))
     check_writable_folder(str(folder), "--out" if out else f"{path} [defaults] out")
     jobs: list[Job] = []
     for number, entry in enumerate(entries, 1):

@@ -334,9 +334,9 @@ def test_progress_is_reported_while_re_solving(cli, tmp_path):
     assert "audit clean" in done.stdout
 
 
-def test_the_readme_audit_example_works_after_the_readme_record_example(tmp_path):
-    """The README's record example writes a second kingtour-033a4d9697-* folder under results/; its
-    audit example is a glob, so it must take several folders."""
+def test_a_glob_of_two_runs_of_one_board_audits_as_a_table(tmp_path):
+    """A glob that matches the record and a user's run of the same board (as results/ did when
+    user runs defaulted to it): both are audited, in one table of 80 columns."""
     results = tmp_path / "results"
     shutil.copytree(RECORD, results / RECORD.name)
     shutil.copytree(RECORD, results / (RECORD.name[:-6] + "999999"))

@@ -117,7 +117,6 @@ def test_every_readme_solve_example_runs(cli, tmp_path, monkeypatch):
     assert len(examples) == 5 and all(e[:2] == ["smtpuzzles", "solve"] for e in examples)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "scripts").symlink_to(ROOT / "scripts")
-    (tmp_path / "my-clues.txt").write_text("6 . . | . . .\n" + ". . . | . . .\n" * 5)
     seen = {}
     for argv in examples:
         args = argv[1:]
@@ -126,7 +125,7 @@ def test_every_readme_solve_example_runs(cli, tmp_path, monkeypatch):
         code, out, err = cli(*args)
         assert code in (0, 3) and "Traceback" not in err, (argv, err)
         assert code == 0 or "--time-limit" in args
-        runs = sorted((tmp_path / "results").iterdir(), key=os.path.getmtime)
+        runs = sorted((tmp_path / "runs").iterdir(), key=os.path.getmtime)  # a user's runs: not results/
         run = json.loads((runs[-1] / "run.json").read_text())
         solution = json.loads((runs[-1] / "solution.json").read_text())["solution"] if code == 0 else None
         seen[args[1] if args[1] != "kingtour" or "--clues" not in args else "clued"] = (run, solution, out)

@@ -8,12 +8,21 @@ reference, which is why each carries its proof.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNS = sorted(d for d in (ROOT / "results").iterdir() if d.name.startswith("kingtour-") and (d / "run.json").exists())
+# The published runs are the ones results/records.toml names: a run a user writes beside them
+# (following the README, say) is not a record and changes nothing here.
+MANIFEST = tomllib.loads((ROOT / "results" / "records.toml").read_text())["record"]
+RUNS = [ROOT / "results" / entry["folder"] for entry in MANIFEST]
 RECORDS = [d for d in RUNS if json.loads((d / "run.json").read_text())["status"] == "optimal"]
 SEED_RECORD_9X9 = "999899898789789787876789658767666545355432471632124566352413452143214125313214321"
 
@@ -21,6 +30,14 @@ SEED_RECORD_9X9 = "9998998987897897878767896587676665453554324716321245663524134
 def instance(run_dir: Path) -> tuple[int, str]:
     run = json.loads((run_dir / "run.json").read_text())
     return run["instance"]["size"], run["instance"]["box"]
+
+
+def test_the_manifest_says_what_each_published_folder_holds():
+    for entry, run_dir in zip(MANIFEST, RUNS):
+        run = json.loads((run_dir / "run.json").read_text())
+        size, box = instance(run_dir)
+        assert (run["puzzle"], run["status"]) == (entry["puzzle"], entry["status"]), entry
+        assert entry["board"] == f"{size}x{size}, {box} boxes", entry
 
 
 def test_the_records_cover_8_9_10_and_12():
@@ -92,10 +109,12 @@ def resumed_briefly(cli, tmp_path, published: Path) -> tuple[dict, list[str], li
     return run, before, after
 
 
-def test_the_readme_resume_command_continues_the_published_16x16_run(cli, tmp_path):
-    """`smtpuzzles solve kingtour --resume results/kingtour-88585deb89-...`, as the README gives it."""
+def test_the_readme_resume_command_continues_a_copy_of_the_published_16x16_run(cli, tmp_path):
+    """`cp -r results/kingtour-88585deb89-... runs/` then `smtpuzzles solve kingtour --resume
+    runs/kingtour-88585deb89-...`, as the README gives it: the published ledger is never written."""
     (published,) = [d for d in UNFINISHED if instance(d) == (16, "4x4")]
-    assert f"--resume results/{published.name}" in " ".join((ROOT / "README.md").read_text().replace("`", "").split())
+    readme = " ".join((ROOT / "README.md").read_text().replace("`", "").split())
+    assert f"cp -r results/{published.name} runs/ smtpuzzles solve kingtour --resume runs/{published.name}" in readme
     run, _, after = resumed_briefly(cli, tmp_path, published)
     assert run["search"] == "descend" and json.loads(after[-1])["result"] == "unknown"
 
