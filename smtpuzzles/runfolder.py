@@ -98,7 +98,7 @@ def read_capped(folder: Path, name: str, cap: int, what: str, required: bool = T
 # Caps on JSON, checked on the bytes before anything is parsed: a value costs up to about 64 bytes
 # of memory however few bytes of file it takes (`[],` is three), so a 57 MiB file of empty lists
 # would cost 4 GB. The published runs use a thousandth of each (the 12x12 record's steps.jsonl
-# holds 166,135 values, its run.json 362); a Tatamibari count's steps repeat every solution found.
+# holds 166,135 values, its run.json 362); a count's steps repeat every solution found so far.
 MAX_JSON_VALUES = {RUN: 1_000_000, SOLUTION: 2_000_000, STEPS: 8_000_000}  # steps: the whole file
 MAX_STEP_VALUES = 2_000_000  # one step line
 MAX_JSON_DEPTH = 64  # the deepest the runs written here nest is 6
