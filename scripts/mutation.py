@@ -3,6 +3,7 @@
     python scripts/mutation.py                      # referees, driver, ledger, audit (the defaults below)
     python scripts/mutation.py smtpuzzles/driver.py --tests tests/test_failure_paths.py
     python scripts/mutation.py smtpuzzles/puzzles/rogue.py:referee,check_closed --show
+    python scripts/mutation.py lrat drup --show     # the two proof checkers (names for their modules)
 
 A TARGET is a module, or a module and the functions to mutate (`path.py:name,name`; methods as
 `Class.method`): mutmut 3 names every mutant after its function, so a referee can be measured
@@ -35,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 REFEREE_TESTS = ["tests/test_referees.py"]
+CHECKER_TESTS = ["tests/test_checker_soundness.py", "tests/test_lrat.py", "tests/test_proof.py"]
 # target -> default tests: what a mutant of that code must be caught by, in seconds.
 DEFAULTS = {
     "smtpuzzles/puzzles/kingtour.py:referee": REFEREE_TESTS,
@@ -47,7 +49,19 @@ DEFAULTS = {
     # These build each run once per process and audit copies of it, in seconds; the slower attack
     # tests (test_audit_hostile, test_audit_attacks, test_lrat) are left out for time (--tests adds them).
     "smtpuzzles/audit.py": ["tests/test_audit_mutants.py"],
+    # The proof checkers every checked claim rests on: measured by their own tests only (a mutant
+    # that accepts a proof of a satisfiable formula must fail test_checker_soundness). Not in the
+    # default run (DEFAULT_TARGETS): each takes an hour or more; name them (`lrat`, `drup`).
+    "smtpuzzles/lrat.py": CHECKER_TESTS,
+    "smtpuzzles/drup.py": CHECKER_TESTS,
 }
+DEFAULT_TARGETS = [t for t in DEFAULTS if t not in ("smtpuzzles/lrat.py", "smtpuzzles/drup.py")]
+# Short names for targets (`lrat`, or `lrat:_Checker._check_lemma`).
+ALIASES = {"lrat": "smtpuzzles/lrat.py", "drup": "smtpuzzles/drup.py"}
+# mutmut stops a mutant's tests after (their time + 1 s) x this x 2 seconds of CPU (its default
+# multiplier is 15). A checker mutant that loops (a watch index stepping back) would hold the
+# machine for 20 minutes at 15; their tests' times are steady, so a smaller margin is safe.
+TIMEOUT_MULTIPLIER = {"smtpuzzles/lrat.py": 3.0, "smtpuzzles/drup.py": 3.0}
 KILLED = {1, 3}  # pytest failed (3: an internal error, which a mutant also causes)
 TIMEOUT = {24, -24, 36, 152, 255}
 NO_TESTS = {5, 33}
@@ -55,7 +69,7 @@ NO_TESTS = {5, 33}
 
 def parse_target(text: str) -> tuple[str, list[str]]:
     path, _, names = text.partition(":")
-    return path, [n for n in names.split(",") if n]
+    return ALIASES.get(path, path), [n for n in names.split(",") if n]
 
 
 def mutant_prefix(path: str, function: str) -> str:
@@ -85,7 +99,7 @@ def scratch_copy(ref: str | None, where: Path) -> None:
         subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
 
 
-def write_config(where: Path, paths: list[str], tests: list[str]) -> None:
+def write_config(where: Path, paths: list[str], tests: list[str], timeout_multiplier: float | None = None) -> None:
     def listing(items):
         return "\n".join("    " + i for i in items)
 
@@ -96,6 +110,7 @@ def write_config(where: Path, paths: list[str], tests: list[str]) -> None:
         # The whole package is copied beside the mutated files, or the installed (editable) one
         # would supply the modules that are not mutated.
         f"also_copy =\n{listing(COPIED)}\n"
+        + (f"timeout_multiplier = {timeout_multiplier}\n" if timeout_multiplier else "")
     )
 
 
@@ -129,8 +144,8 @@ def _natural(name: str):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("targets", nargs="*", help="module.py or module.py:function,function (default: "
-                        "the referees, driver, ledger and audit)")
+    parser.add_argument("targets", nargs="*", help="module.py or module.py:function,function, or lrat or drup "
+                        "(default: the referees, driver, ledger and audit)")
     parser.add_argument("--tests", nargs="+", help="test files or node ids (default: each target's subset)")
     parser.add_argument("--pytest-args", default="", help="more pytest arguments for the selection, e.g. \"-k 'not slow'\"")
     parser.add_argument("--ref", default="HEAD", help="git revision to measure (default HEAD)")
@@ -139,13 +154,15 @@ def main(argv=None) -> int:
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants by name")
     parser.add_argument("--show", action="store_true", help="list them with their diffs")
     parser.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (for `mutmut browse` there)")
+    parser.add_argument("--timeout-multiplier", type=float, help="mutmut's timeout_multiplier (default: 3 for "
+                        "the checkers, else mutmut's 15)")
     args = parser.parse_args(argv)
     if shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists():
         print("mutation.py: mutmut is not installed (pip install 'mutmut>=3')", file=sys.stderr)
         return 2
 
-    texts = args.targets or list(DEFAULTS)
-    targets = [parse_target(t) for t in texts]
+    targets = [parse_target(t) for t in args.targets or DEFAULT_TARGETS]
+    texts = [path + (":" + ",".join(functions) if functions else "") for path, functions in targets]
     tests = args.tests or sorted({t for text in texts for t in DEFAULTS.get(text, DEFAULTS.get(text.partition(":")[0], []))})
     if not tests:
         print("mutation.py: no default tests for these targets; give --tests", file=sys.stderr)
@@ -165,7 +182,9 @@ def main(argv=None) -> int:
             source = "the work tree" if args.worktree else args.ref
             print(f"mutation.py: {', '.join(missing)}: no such test file in {source}", file=sys.stderr)
             return 2
-        write_config(where, paths, tests + shlex.split(args.pytest_args))
+        multipliers = [TIMEOUT_MULTIPLIER[p] for p in paths if p in TIMEOUT_MULTIPLIER]
+        multiplier = args.timeout_multiplier or (max(multipliers) if len(multipliers) == len(paths) else None)
+        write_config(where, paths, tests + shlex.split(args.pytest_args), multiplier)
         mutmut = shutil.which("mutmut") or str(Path(sys.executable).parent / "mutmut")
         started = time.perf_counter()
         run = subprocess.run([mutmut, "run", "--max-children", str(args.jobs), *patterns], cwd=where,

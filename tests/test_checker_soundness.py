@@ -1,0 +1,882 @@
+"""Soundness of the two proof checkers every checked claim rests on: smtpuzzles.lrat (linear LRAT)
+and smtpuzzles.drup (backward DRUP).
+
+Each bogus proof below is checked against a formula that is satisfiable, shown so by a model the
+test names or finds by brute force: accepting the proof would be a false UNSAT. Where a bogus
+proof is a bad first part followed by an honest rest, the rest is shown honest on its own (it is
+accepted once the bad part's lemmas are given as formula clauses, and that formula is shown
+unsatisfiable by brute force), so a checker that let the bad part through would accept a proof of
+unsatisfiability for a satisfiable formula. Honest proofs, from glucose4 or written here with
+hints found by a naive unit propagation of this file's own, must be accepted, so a checker that
+rejects everything fails too. No expected verdict comes from the code under test.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass
+from itertools import product
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from smtpuzzles import proof
+from smtpuzzles.drup import check_drup, to_lrat
+from smtpuzzles.lrat import Limits, check_lrat
+
+
+# ------------------------------------------------------------------------------ the formulas' truth
+def masks(clause) -> tuple[int, int]:
+    """(positive, negative) variable bit masks of a clause; variable v is bit v - 1."""
+    pos = neg = 0
+    for lit in clause:
+        if lit > 0:
+            pos |= 1 << (lit - 1)
+        else:
+            neg |= 1 << (-lit - 1)
+    return pos, neg
+
+
+def models(nvars: int, clauses) -> list[int]:
+    """Every model of the clauses, as bit masks (brute force)."""
+    full = (1 << nvars) - 1
+    alive = list(range(1 << nvars))
+    for clause in clauses:
+        pos, neg = masks(clause)
+        alive = [m for m in alive if m & pos or ~m & full & neg]
+    return alive
+
+
+def as_model(nvars: int, bits: int) -> dict[int, bool]:
+    return {v: bool(bits >> (v - 1) & 1) for v in range(1, nvars + 1)}
+
+
+def true_in(model: dict[int, bool], clause) -> bool:
+    return any(model[abs(lit)] == (lit > 0) for lit in clause)
+
+
+def assert_model(model: dict[int, bool], clauses) -> None:
+    for clause in clauses:
+        assert true_in(model, clause), (model, clause)
+
+
+def assert_unsat(nvars: int, clauses) -> None:
+    assert models(nvars, clauses) == [], clauses
+
+
+# ------------------------------------------------------------------- honest proofs, made by the test
+def rup_hints(clauses: dict[int, list[int]], lemma) -> list[int] | None:
+    """The ids that make `lemma` follow by unit propagation over `clauses` (id -> literals), in the
+    order propagation uses them; [] for a tautology; None when it does not follow. Naive and
+    slow, and sharing nothing with the checkers."""
+    true = {-lit for lit in lemma}
+    if any(-lit in true for lit in true):
+        return []
+    hints: list[int] = []
+    changed = True
+    while changed:
+        changed = False
+        for cid, clause in clauses.items():
+            if any(lit in true for lit in clause):
+                continue
+            open_lits = {lit for lit in clause if -lit not in true}
+            if not open_lits:
+                return hints + [cid]
+            if len(open_lits) == 1:
+                true.add(open_lits.pop())
+                hints.append(cid)
+                changed = True
+    return None
+
+
+def solver_steps(clauses) -> list[tuple[bool, list[int]]] | None:
+    """glucose4's DRUP proof of the clauses as steps, None when they are satisfiable."""
+    if any(not c for c in clauses):
+        return []
+    with Solver(name="glucose4", bootstrap_with=clauses, with_proof=True) as engine:
+        if engine.solve():
+            return None
+        lines = engine.get_proof() or []
+    steps = []
+    for line in lines:
+        parts = line.split()
+        deletion = parts[0] == "d"
+        lits = [int(p) for p in parts[1 if deletion else 0:]]
+        assert lits[-1] == 0
+        steps.append((deletion, lits[:-1]))
+    return steps
+
+
+def lrat_lines(formula, lemmas, first_id: int | None = None) -> list[str]:
+    """An LRAT refutation of `formula` (a list, or clauses by id) from the RUP `lemmas` (in order;
+    an empty clause is added when they do not end in one), hints found by `rup_hints`, each clause
+    deleted after its last use."""
+    clauses = dict(formula) if isinstance(formula, dict) else {i + 1: list(c) for i, c in enumerate(formula)}
+    ident = first_id or max(clauses, default=0) + 1
+    made: list[tuple[int, list[int], list[int]]] = []
+    for lits in [*lemmas, []]:
+        hints = rup_hints(clauses, lits)
+        assert hints is not None, f"not RUP: {lits}"
+        made.append((ident, list(lits), hints))
+        clauses[ident] = list(lits)
+        ident += 1
+        if not lits:
+            break
+    last_use: dict[int, int] = {}
+    for place, (_, _, hints) in enumerate(made):
+        for h in hints:
+            last_use[h] = place
+    out = []
+    for place, (ident, lits, hints) in enumerate(made):
+        out.append(" ".join(map(str, [ident, *lits, 0, *hints, 0])))
+        gone = sorted(h for h, p in last_use.items() if p == place)
+        if gone and place < len(made) - 1:
+            out.append(" ".join(map(str, [ident, "d", *gone, 0])))
+    return out
+
+
+def honest_lrat(formula, first_id: int | None = None) -> list[str]:
+    """An LRAT refutation of an unsatisfiable formula: glucose4's lemmas, hints found here."""
+    steps = solver_steps(formula)
+    assert steps is not None, "satisfiable"
+    return lrat_lines(formula, [lits for deletion, lits in steps if not deletion], first_id)
+
+
+def honest_drup(formula) -> list[str]:
+    steps = solver_steps(formula)
+    assert steps is not None, "satisfiable"
+    return [("d " if d else "") + " ".join(map(str, [*lits, 0])) for d, lits in steps] + ["0"]
+
+
+# ------------------------------------------------------------------------------ running the checkers
+def dimacs(nvars: int, clauses) -> str:
+    return f"p cnf {nvars} {len(clauses)}\n" + "".join(" ".join(map(str, [*c, 0])) + "\n" for c in clauses)
+
+
+def lrat(nvars, formula, text, **kw):
+    data = "\n".join(text).encode() + b"\n" if isinstance(text, list) else text.encode() if isinstance(text, str) else text
+    return check_lrat(nvars, formula, data, **kw)
+
+
+def drup(nvars, formula, text) -> tuple[bool, str]:
+    data = ("\n".join(text) + "\n" if isinstance(text, list) else text).encode()
+    return proof.check(dimacs(nvars, formula), data)
+
+
+def drup_steps(text) -> list[tuple[bool, list[int]]]:
+    steps = []
+    for line in text:
+        parts = line.split()
+        if not parts or parts[0] == "c":
+            continue
+        deletion = parts[0] == "d"
+        steps.append((deletion, [int(p) for p in parts[deletion:-1]]))
+    return steps
+
+
+def one_line(message: str) -> bool:
+    return bool(message) and "\n" not in message and len(message) < 200
+
+
+def lrat_rejects(nvars, formula, text, line: int | None, fragment: str, model=None):
+    """The LRAT proof is rejected, by the line and for the reason given; the formula is satisfiable."""
+    assert model is not None or models(nvars, formula), "the formula must be satisfiable"
+    if model is not None:
+        assert_model(model, formula)
+    verdict = lrat(nvars, formula, text)
+    assert verdict.ok is False and not verdict.over_limit, verdict
+    if line is not None:
+        assert verdict.message.startswith(f"proof line {line}:"), verdict.message
+    assert fragment in verdict.message and one_line(verdict.message), verdict.message
+    return verdict
+
+
+def drup_rejects(nvars, formula, text, line: int | None, fragment: str = "does not follow by unit propagation", model=None):
+    assert model is not None or models(nvars, formula), "the formula must be satisfiable"
+    if model is not None:
+        assert_model(model, formula)
+    ok, message = drup(nvars, formula, text)
+    assert ok is False, message
+    if line is not None:
+        assert message.startswith(f"proof line {line}:"), message
+    assert fragment in message and one_line(message), message
+    verdict = check_drup(nvars, formula, drup_steps(text))  # the same, without the text reader
+    assert verdict.ok is False
+    return message
+
+
+# ------------------------------------------------------------------------ satisfiable formulas, named
+# (nvars, clauses, a model). Clause ids in LRAT are 1, 2, ... in this order.
+F_A = (2, [[1, 2], [1, -2], [-1, 2]], {1: True, 2: True})  # the model is the only one
+F_B = (3, [[1], [-1, 2], [-2, 3]], {1: True, 2: True, 3: True})  # units all the way
+F_C = (3, [[1, 2, 3], [-1, 2], [-2, 3], [-3, 1]], {1: True, 2: True, 3: True})  # a cycle: all equal
+F_D = (3, [[-1, 2], [2, 3], [-3, -1], [1]], {1: True, 2: True, 3: False})
+F_W = (5, [[1, 2, 3, 4, 5], [-1, 2], [-2, 3], [-3, 4], [-4, 5], [-5, 1]], {v: True for v in range(1, 6)})
+F_S = (3, [[1, 2], [1, -2], [-2, -3], [3]], {1: True, 2: False, 3: True})
+F_S2 = (3, [[1, 2], [1, -2], [1, -3], [3]], {1: True, 2: False, 3: True})
+F_N = (4, [[-1, 2], [-2, 3], [-3, -1], [-4, 1]], {1: False, 2: False, 3: False, 4: False})
+# Unsatisfiable: every clause over two variables.
+FULL = (2, [[1, 2], [1, -2], [-1, 2], [-1, -2]])
+
+
+def php(pigeons: int, holes: int) -> tuple[int, list[list[int]]]:
+    var = lambda p, h: p * holes + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
+    return pigeons * holes, clauses
+
+
+def test_the_named_formulas_are_what_they_are():
+    for nvars, clauses, model in (F_A, F_B, F_C, F_D, F_W, F_S, F_S2, F_N):
+        assert_model(model, clauses)
+    assert [as_model(2, m) for m in models(*F_A[:2])] == [F_A[2]]
+    assert_unsat(*FULL)
+    assert_unsat(*php(3, 2))
+    assert models(*php(2, 2))
+
+
+# ------------------------------------------------------------------------ bogus first parts, named
+@dataclass(frozen=True)
+class Bogus:
+    """A bad first part of a proof: LRAT lemma lines (ids from the formula's size + 1), the line
+    that must be rejected and why. The rest of the proof is an honest refutation of the formula
+    with the bad part's lemmas added, so accepting the bad part means accepting a false UNSAT."""
+
+    name: str
+    formula: tuple
+    lines: tuple[str, ...]
+    line: int  # the line rejected, in the LRAT proof and in its DRUP form (lemmas alone)
+    fragment: str
+
+    @property
+    def lemmas(self) -> list[list[int]]:
+        out = []
+        for text in self.lines:
+            numbers = [int(x) for x in text.split()[1:]]
+            out.append(numbers[:numbers.index(0)])
+        return out
+
+
+BOGUS = [
+    # Unjustified lemmas of every shape.
+    Bogus("empty clause at once, no hints", F_A, ("4 0 0",), 1, "the hints end without a conflict"),
+    Bogus("empty clause, units without a conflict", F_B, ("4 0 1 2 3 0",), 1, "the hints end without a conflict"),
+    Bogus("empty clause, a first hint not unit", F_A, ("4 0 1 2 3 0",), 1, "hint 1 is not unit (two open literals)"),
+    Bogus("unit lemma", F_A, ("4 -1 0 3 0",), 1, "the hints end without a conflict"),
+    Bogus("unit lemma, no hints", F_A, ("4 -2 0 0",), 1, "the hints end without a conflict"),
+    Bogus("unit lemma, another", F_A, ("4 -2 0 2 0",), 1, "the hints end without a conflict"),
+    Bogus("binary lemma", F_C, ("5 -1 -2 0 3 0",), 1, "the hints end without a conflict"),
+    Bogus("binary lemma over a unit chain", F_B, ("4 -1 -3 0 2 0",), 1, "the hints end without a conflict"),
+    Bogus("wide lemma", F_W, ("7 -1 -2 -3 -4 0 5 0",), 1, "the hints end without a conflict"),
+    Bogus("wide lemma, every variable", F_W, ("7 -1 -2 -3 -4 -5 0 0",), 1, "the hints end without a conflict"),
+    Bogus("wide lemma, every hint satisfied", F_W, ("7 -1 -2 -3 -4 -5 0 2 3 0",), 1, "hint 2 is already satisfied"),
+    # Duplicate and complementary literals.
+    Bogus("duplicate literals, no hints", F_A, ("4 -1 -1 0 0",), 1, "the hints end without a conflict"),
+    Bogus("duplicate literals, three times", F_A, ("4 -1 -1 -1 0 3 0",), 1, "the hints end without a conflict"),
+    Bogus("duplicate literals, wide", F_W, ("7 -1 -2 -1 -2 -3 0 4 0",), 1, "the hints end without a conflict"),
+    Bogus("duplicate literals, two variables", F_A, ("4 -1 -2 -1 -2 0 0",), 1, "the hints end without a conflict"),
+    Bogus("a tautology is no unit hint", F_A, ("4 1 -1 0 0", "5 -2 0 4 0"), 2, "hint 4 is not unit"),
+    Bogus("a tautology is no unit hint, either sign", F_A, ("4 2 -2 0 0", "5 -1 0 4 0"), 2, "hint 4 is not unit"),
+    Bogus("a tautology is satisfied as a hint", F_A, ("4 1 -1 0 0", "5 -1 0 4 0"), 2, "hint 4 is already satisfied"),
+    Bogus("a wide tautology proves nothing after it", F_W, ("7 -1 2 1 0 0", "8 -1 0 7 0"), 2, "hint 7 is already satisfied"),
+    # Hints.
+    Bogus("a hint satisfied by the lemma's negation", F_A, ("4 -1 0 3 2 0",), 1, "hint 2 is already satisfied"),
+    Bogus("a hint satisfied by a unit before it", F_D, ("5 -1 0 1 2 3 0",), 1, "hint 2 is already satisfied"),
+    Bogus("a hint repeated (satisfied the second time)", F_A, ("4 -1 0 3 3 2 0",), 1, "hint 3 is already satisfied"),
+    Bogus("a hint missing", F_D, ("5 -1 0 1 0",), 1, "the hints end without a conflict"),
+    Bogus("a hint on the lemma itself", F_A, ("4 -1 0 4 0",), 1, "hint 4 is not a clause present here"),
+    Bogus("a hint on a later lemma", F_A, ("4 -1 0 5 0", "5 -1 0 4 0"), 1, "hint 5 is not a clause present here"),
+    Bogus("a hint on a clause never made", F_A, ("4 -1 0 3 99 0",), 1, "hint 99 is not a clause present here"),
+    Bogus("a negative (RAT) hint", F_A, ("4 -1 0 -3 0",), 1, "(RAT hints are not accepted)"),
+    Bogus("a negative hint after a good one", F_A, ("4 -1 0 3 -2 0",), 1, "(RAT hints are not accepted)"),
+    Bogus("a hint with two open literals, last one", F_A, ("4 0 2 3 1 0",), 1, "hint 2 is not unit"),
+    Bogus("a hint with two open literals, first one", F_A, ("4 0 3 1 2 0",), 1, "hint 3 is not unit"),
+    Bogus("a hint with two open literals, after a unit", F_B, ("4 0 1 3 2 0",), 1, "hint 3 is not unit"),
+    Bogus("hints that end without a conflict", F_B, ("4 -3 0 1 2 0",), 1, "the hints end without a conflict"),
+    # Stale state between lemmas: each second line passes only if the first line's check left an
+    # assignment behind.
+    Bogus("stale: a unit propagated for the previous lemma", F_S, ("5 1 0 1 2 0", "6 -3 0 3 0"), 2,
+          "the hints end without a conflict"),
+    Bogus("stale: the previous lemma's negation", F_S2, ("5 1 0 1 2 0", "6 -3 0 3 0"), 2, "the hints end without a conflict"),
+    Bogus("stale: the previous lemma's negation, then the empty clause", F_A, ("4 1 0 1 2 0", "5 0 4 0"), 2,
+          "the hints end without a conflict"),
+    Bogus("stale: a tautology's first literal", F_S2, ("5 1 -1 0 0", "6 -3 0 3 0"), 2, "the hints end without a conflict"),
+    Bogus("stale: a unit from two lemmas back", F_S, ("5 1 0 1 2 0", "6 1 2 0 1 0", "7 -3 0 3 0"), 3,
+          "the hints end without a conflict"),
+    # A lemma whose only support is an unchecked one (DRUP: found through another lemma's check).
+    Bogus("a lemma resting on a bad one", F_N, ("5 1 4 0 0", "6 1 0 5 4 0"), 1, "the hints end without a conflict"),
+]
+
+
+@pytest.mark.parametrize("case", BOGUS, ids=[c.name for c in BOGUS])
+def test_the_rest_of_each_bogus_proof_is_honest(case):
+    """What follows the bad part refutes the formula once the bad lemmas are given: so accepting
+    the bad part would accept a false UNSAT."""
+    nvars, clauses, model = case.formula
+    assert_model(model, clauses)
+    stronger = clauses + case.lemmas
+    assert_unsat(nvars, stronger)
+    assert lrat(nvars, stronger, honest_lrat(stronger)).ok is True
+    assert drup(nvars, stronger, honest_drup(stronger))[0] is True
+    assert not any(true_in(m, lemma) for m in [model] for lemma in case.lemmas[case.line - 1:case.line])
+
+
+@pytest.mark.parametrize("case", BOGUS, ids=[c.name for c in BOGUS])
+def test_a_bogus_lrat_proof_is_rejected_at_its_bad_line(case):
+    nvars, clauses, model = case.formula
+    stronger = clauses + case.lemmas
+    text = list(case.lines) + honest_lrat(stronger, first_id=len(stronger) + 1)
+    verdict = lrat_rejects(nvars, clauses, text, case.line, case.fragment, model)
+    assert verdict.lemmas == case.line - 1  # the lemmas before the bad line were checked, no more
+
+
+@pytest.mark.parametrize("case", BOGUS, ids=[c.name for c in BOGUS])
+def test_a_bogus_drup_proof_is_rejected_at_its_bad_line(case):
+    """The same lemmas without ids and hints: the backward check reaches the bad lemma (the rest is
+    RUP given it) and rejects it by its line."""
+    nvars, clauses, model = case.formula
+    stronger = clauses + case.lemmas
+    text = [" ".join(map(str, [*lits, 0])) for lits in case.lemmas] + honest_drup(stronger)
+    drup_rejects(nvars, clauses, text, case.line, model=model)
+
+
+# ----------------------------------------------------------------------- LRAT: ids, deletions, lines
+@pytest.mark.parametrize("text,line,fragment", [
+    # ids: a formula clause's, not increasing, reused, negative.
+    ("3 1 0 1 2 0", 1, "id 3 is not above the previous id 3"),
+    ("1 1 0 1 2 0", 1, "id 1 is not above the previous id 3"),
+    ("0 1 0 1 2 0", 1, "id 0 is not above the previous id 3"),
+    ("-4 1 0 1 2 0", 1, "id -4 is not above the previous id 3"),
+    ("4 1 0 1 2 0\n4 2 0 1 3 0", 2, "id 4 is not above the previous id 4"),
+    ("5 1 0 1 2 0\n4 2 0 1 3 0", 2, "id 4 is not above the previous id 5"),
+    ("4 1 0 1 2 0\n3 d 2 0\n2 -1 0 1 3 0", 3, "id 2 is not above the previous id 4"),
+    # Deletions of clauses that are not there, and of what is then used.
+    ("3 d 9 0", 1, "deletes clause 9, which does not exist"),
+    ("3 d 4 0\n4 1 0 1 2 0", 1, "deletes clause 4, which does not exist"),
+    ("3 d 1 0\n3 d 1 0", 2, "deletes clause 1, which does not exist"),
+    ("3 d 1 1 0", 1, "deletes clause 1, which does not exist"),
+    ("3 d -1 0", 1, "deletes clause -1, which does not exist"),
+    ("3 d 2 0\n4 1 0 1 2 0", 2, "hint 2 is not a clause present here"),
+    ("4 1 0 1 2 0\n4 d 4 0\n5 2 0 4 3 0", 3, "hint 4 is not a clause present here"),
+    ("4 1 0 1 2 0\n4 d 1 2 3 0\n5 2 0 4 3 0", 3, "hint 3 is not a clause present here"),
+    # Lines that are not LRAT.
+    ("3 d 1 2", 1, "a deletion must list ids ending with one 0"),
+    ("3 d 1 0 2 0", 1, "a deletion must list ids ending with one 0"),
+    ("3 d", 1, "a deletion must list ids ending with one 0"),
+    ("3 d 1 x 0", 1, "not a line of integers"),
+    ("4 1 0 1 2", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 1 0 1 2 0 0", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 0 1 0 0", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 1 0 0 1 2 0", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 0", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 1 0 1 2 0 5", 1, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 1 0 1 2 0\n5 0 4 3 0 0", 2, "a lemma is 'ID LITERALS 0 HINTS 0'"),
+    ("4 1 0 1 two 0", 1, "not a line of integers"),
+    ("four 1 0 1 2 0", 1, "the line does not start with a clause id"),
+    ("d 1 0", 1, "the line does not start with a clause id"),
+    ("4\t1 0 1 2 0", 1, "the line does not start with a clause id"),
+    # Literals outside the formula's variables (0 cannot be one: it ends the literals).
+    ("4 3 0 0", 1, "a literal outside the formula's 2 variables"),
+    ("4 -3 0 0", 1, "a literal outside the formula's 2 variables"),
+    ("4 1 5 0 1 2 0", 1, "a literal outside the formula's 2 variables"),
+    ("4 -5 0 0", 1, "a literal outside the formula's 2 variables"),
+    ("4 99 0 0", 1, "a literal outside the formula's 2 variables"),
+    ("4 1 0 1 2 0\n5 -2 3 0 0", 2, "a literal outside the formula's 2 variables"),
+    # The empty clause before the lemmas it needs.
+    ("4 0 5 3 0\n5 1 0 1 2 0", 1, "hint 5 is not a clause present here"),
+    # Honest lemmas that stop short.
+    ("4 1 0 1 2 0\n5 2 0 4 3 0", None, "the proof ends without deriving the empty clause (cut short?)"),
+    ("", None, "the proof ends without deriving the empty clause (cut short?)"),
+    ("c only a comment\n\n", None, "the proof ends without deriving the empty clause (cut short?)"),
+])
+def test_lrat_ids_deletions_and_lines(text, line, fragment):
+    lrat_rejects(*F_A[:2], text + "\n", line, fragment, F_A[2])
+
+
+def test_deleting_or_reusing_ids_cannot_turn_a_lemma_into_another():
+    """A deleted lemma's id is gone for good: no line can bring it back with other literals."""
+    nvars, clauses, model = F_A
+    lrat_rejects(nvars, clauses, "4 1 0 1 2 0\n4 d 4 0\n4 -1 0 0\n5 0 4 1 2 0\n", 3, "id 4 is not above the previous id 4")
+    # A formula clause cannot be replaced by a lemma under its id either.
+    lrat_rejects(nvars, clauses, "3 d 3 0\n3 -1 0 0\n4 0 3 1 2 0\n", 2, "id 3 is not above the previous id 3")
+
+
+def test_a_satisfiable_formula_has_no_lrat_proof_from_any_mix_of_the_above():
+    """Every hint list of up to three ids for the empty clause, and for the unit lemmas ±1, ±2
+    followed by the empty clause: on F_A none is accepted."""
+    nvars, clauses, _ = F_A
+    ids = [1, 2, 3, 4, -1, 5]
+    for k in range(4):
+        for hints in product(ids[:4], repeat=k):
+            assert lrat(nvars, clauses, " ".join(map(str, [4, 0, *hints, 0]))).ok is False
+    for lit in (1, -1, 2, -2):
+        for hints in product(ids, repeat=2):
+            for final in product([1, 2, 3, 4], repeat=2):
+                text = f"4 {lit} 0 {' '.join(map(str, hints))} 0\n5 0 {' '.join(map(str, final))} 0\n"
+                verdict = lrat(nvars, clauses, text)
+                assert verdict.ok is False, text
+                if lit in (-1, -2):  # false in the only model: never checked as a lemma
+                    assert verdict.lemmas == 0, text
+
+
+# ------------------------------------------------------------------------------ DRUP-only classes
+def test_drup_lemmas_that_are_not_rup_are_rejected():
+    nvars, clauses, model = F_A
+    drup_rejects(nvars, clauses, ["0"], 1, model=model)
+    drup_rejects(nvars, clauses, ["-1 0", "0"], 1, model=model)
+    drup_rejects(nvars, clauses, ["-2 0"], 1, model=model)  # its own conflict, and no empty clause line
+    drup_rejects(nvars, clauses, ["1 0", "-2 0", "0"], 2, model=model)  # after an honest lemma
+    drup_rejects(nvars, clauses, ["-1 -2 0", "1 0", "0"], 1, model=model)  # used only by the honest lemma after it
+    drup_rejects(*F_C[:2], ["-1 -2 0", "-1 0", "0"], 1, model=F_C[2])
+    # (Neither is the empty clause after it, which the backward check finds first.)
+    drup_rejects(*F_W[:2], ["-1 -2 -3 -4 -5 0", "0"], 2, model=F_W[2])
+    drup_rejects(*F_W[:2], ["-1 -2 -1 -3 -4 -5 -5 0", "0"], 2, model=F_W[2])
+    # Any single lemma over two variables followed by the empty clause.
+    for lemma in ([1], [2], [-1], [-2], [1, 2], [-1, -2], [1, -2], [-1, 2], [1, 1], [-2, -2], [1, -1], []):
+        ok, message = drup(nvars, clauses, [" ".join(map(str, [*lemma, 0])), "0"])
+        assert ok is False, (lemma, message)
+
+
+def test_a_clause_deleted_and_then_needed_is_missed():
+    """(1 ∨ ¬2) deleted, then the lemma 1 that needs it: the backward check finds it is not RUP
+    there, and names its line (keeping the clause would only move the rejection to line 1)."""
+    nvars, clauses, model = F_A
+    text = ["-1 -2 0", "d 1 -2 0", "1 0", "0"]
+    drup_rejects(nvars, clauses, text, 3, model=model)
+    drup_rejects(nvars, clauses, ["-1 -2 0", "d -2 1 0", "1 0", "0"], 3, model=model)  # any order of literals
+    drup_rejects(nvars, clauses, ["-1 -2 0", "d 1 -2 1 0", "1 0", "0"], 3, model=model)  # duplicates too
+    drup_rejects(nvars, clauses, ["-1 -2 0", "1 0", "0"], 1, model=model)  # kept: line 1 is the bad one
+    # A deleted lemma, then needed again: F_N's bad (1 ∨ 4) made, deleted, then used.
+    drup_rejects(*F_N[:2], ["1 4 0", "d 1 4 0", "1 0", "0"], 3, model=F_N[2])
+    # On an unsatisfiable formula too: the proof is wrong, whatever else follows.
+    ok, message = drup(*FULL, ["d 1 -2 0", "1 0", "0"])
+    assert ok is False and message.startswith("proof line 2:") and "does not follow" in message, message
+
+
+def test_a_deletion_of_what_is_not_there_deletes_nothing_else():
+    """Deleting a clause that is not present is ignored (drat-trim does the same): it must not
+    delete another clause by mistake, nor make a lemma count as checked."""
+    nvars, clauses, model = F_A
+    drup_rejects(nvars, clauses, ["d 1 2 -2 0", "d -1 -2 0", "-1 -2 0", "1 0", "0"], 3, model=model)
+    ok, _ = drup(*FULL, ["d -1 -2 0", "d 1 0", "1 0", "0"])  # the first deletion is real: (¬1 ∨ ¬2) gone
+    assert ok is False
+
+
+def test_drup_proofs_that_stop_before_the_empty_clause_are_rejected():
+    nvars, clauses, model = F_A
+    for text in ([], ["1 0"], ["1 0", "2 0"], ["1 2 0", "1 0", "d 1 0"], ["c only a comment"]):
+        drup_rejects(nvars, clauses, text, None, "the proof ends without deriving the empty clause (cut short?)", model)
+    verdict = check_drup(nvars, clauses, [(False, [1]), (False, [2])])
+    assert verdict.ok is False and verdict.lemmas == 2 and verdict.checked == 0
+
+
+def test_a_conflict_that_comes_only_from_a_bad_lemma_is_rejected():
+    """The top-level conflict rests on a lemma that is not RUP, directly, as a reason deep in the
+    conflict, or only through the check of another lemma."""
+    drup_rejects(*F_A[:2], ["-2 0"], 1, model=F_A[2])
+    chain = (4, [[-1, 2], [-2, 3], [-3, 4], [-4, -1]])  # 1 -> 2 -> 3 -> 4 -> ¬1
+    drup_rejects(*chain, ["1 0"], 1)
+    drup_rejects(*chain, ["1 0", "2 0", "3 0", "0"], 1)
+    drup_rejects(*F_N[:2], ["1 4 0", "1 0", "0"], 1, model=F_N[2])
+    drup_rejects(*F_N[:2], ["1 4 0", "2 4 0", "1 0", "0"], 1, model=F_N[2])
+    # The bad lemma is the reason of a reason: ¬2 from it, then 1 from (1 ∨ 2) ... conflict.
+    formula = (3, [[1, 2], [-1, 3], [-1, -3]])  # model: 1 false, 2 true
+    drup_rejects(*formula, ["-2 0", "0"], 1)
+    drup_rejects(*formula, ["-2 0", "1 0", "0"], 1)
+
+
+def test_drup_literals_must_be_the_formulas():
+    nvars, clauses, model = F_A
+    for text, fragment in [(["3 0", "0"], "line 1: a variable outside the formula's 2"),
+                           (["-3 0", "0"], "line 1: a variable outside the formula's 2"),
+                           (["1 0", "1 -9 0", "0"], "line 2: a variable outside the formula's 2"),
+                           (["1 0 2 0", "0"], "line 1: a clause must end with one 0"),
+                           (["1 2", "0"], "line 1: a clause must end with one 0"),
+                           (["1 x 0", "0"], "line 1: not a clause of integers")]:
+        ok, message = drup(nvars, clauses, text)
+        assert ok is False and fragment in message and one_line(message), (text, message)
+
+
+def test_the_drup_verdict_counts_what_was_checked():
+    """A proof of FULL: the lemma 1 (from 1∨2, 1∨¬2), then the empty clause (1 sets 2 by ¬1∨2,
+    which ¬1∨¬2 contradicts). Both lemmas are used; all four formula clauses are the core."""
+    nvars, clauses = FULL
+    # 1 alone propagates to the conflict, so the empty clause line is never needed.
+    verdict = check_drup(nvars, clauses, [(False, [1]), (False, [])], ["a", "b"])
+    assert verdict.ok is True and verdict.lemmas == 2 and verdict.checked == 1
+    assert verdict.used == [0] and verdict.core == [0, 1, 2, 3]
+    assert verdict.message == "empty clause derived; 1 of 2 lemmas used, each checked"
+    verdict = check_drup(nvars, clauses, [(False, [1])])
+    assert verdict.ok is True and verdict.checked == 1 and verdict.used == [0] and verdict.core == [0, 1, 2, 3]
+    # A lemma the refutation does not use, which is not RUP (3 is free): it is never checked.
+    verdict = check_drup(3, clauses, [(False, [3]), (False, [1]), (False, [])])
+    assert verdict.ok is True and verdict.lemmas == 3 and verdict.checked == 1 and verdict.used == [1]
+    verdict = check_drup(nvars, clauses, [(False, [2, 2]), (False, [1]), (False, [])])
+    assert verdict.ok is True and verdict.checked == 1 and verdict.used == [0]
+    # Refuted by unit propagation alone: no lemma needed; the core is what the conflict rests on.
+    verdict = check_drup(3, [[1, 2], [1], [-1, 3], [-3, -1]], [])
+    assert verdict.ok is True and verdict.message == "the formula is refuted by unit propagation alone"
+    assert verdict.core == [1, 2, 3] and verdict.checked == 0
+    verdict = check_drup(2, [[1, 2], []], [(False, [1])])
+    assert verdict.ok is True and verdict.core == [1] and verdict.lemmas == 1
+    # A rejection names the step it rejects when no names are given.
+    verdict = check_drup(*F_A[:2], [(False, [-1]), (False, [])])
+    assert verdict.ok is False and verdict.message == "proof step 1: the clause does not follow by unit propagation"
+
+
+# -------------------------------------------------------------------------------- honest proofs
+def test_honest_proofs_of_pigeonhole_3_2_are_accepted():
+    nvars, clauses = php(3, 2)
+    steps = solver_steps(clauses)
+    text = honest_drup(clauses)
+    ok, message = drup(nvars, clauses, text)
+    assert ok is True, message
+    verdict = check_drup(nvars, clauses, steps)
+    assert verdict.ok is True
+    assert check_lrat(nvars, clauses, to_lrat(nvars, clauses, steps, verdict)).ok is True
+    written = honest_lrat(clauses)
+    checked = lrat(nvars, clauses, written)
+    assert checked.ok is True and checked.lemmas == sum(1 for line in written if " d " not in line)
+    # A satisfiable neighbour (one pigeon fewer clauses: it may stay out) has no proof in them.
+    lrat_rejects(nvars, clauses[1:], written, None, "")
+    assert drup(nvars, clauses[1:], text)[0] is False
+
+
+def test_honest_hand_written_lrat_is_accepted_in_every_form():
+    """FULL refuted in LRAT with comments, blank lines, deletions and duplicate literals, as bytes,
+    a bytearray, a list of lines or a generator."""
+    nvars, clauses = FULL
+    text = (b"c a comment\n\n5 1 1 0 1 2 0\n  5 d 1 2 0\nc another\n6 0 5 3 4 0\n"
+            b"7 junk after the empty clause is never read\n")
+    for data in (text, bytearray(text), text.splitlines(keepends=True), iter(text.splitlines())):
+        verdict = check_lrat(nvars, clauses, data)
+        assert verdict.ok is True and verdict.lemmas == 2 and not verdict.over_limit, verdict
+        assert verdict.message == "empty clause derived; 2 lemmas checked, each by its hints"
+        assert verdict.visits == 2 + 2 + 1 + 2 + 2  # literals of hints 1, 2 | 5, 3, 4
+    # Lemmas over the formula's last variable, tautologies, a formula clause with duplicates.
+    formula = [[1, 2, 2], [1, -2], [-1, 2, -1], [-1, -2]]
+    proof_text = b"5 2 -2 0 0\n6 1 1 0 1 2 0\n7 2 0 6 3 0\n8 0 6 7 4 0\n"
+    verdict = check_lrat(2, formula, proof_text)
+    assert verdict.ok is True and verdict.lemmas == 4, verdict
+    # Far-apart ids are allowed as long as they increase.
+    assert check_lrat(nvars, clauses, b"100 1 0 1 2 0\n1000 d 1 0\n2000 0 100 3 4 0\n").ok is True
+
+
+def test_honest_lrat_of_formulas_with_units_and_empty_clauses():
+    assert check_lrat(1, [[1], [-1]], b"3 0 1 2 0\n").ok is True
+    assert check_lrat(1, [[1], []], b"3 0 2 0\n").ok is True
+    assert check_lrat(1, [[1], []], b"3 0 1 0\n").ok is False  # 1 alone is no conflict
+    assert check_lrat(3, *F_B[1:2], b"4 0 1 2 3 0\n").ok is False
+    assert check_lrat(3, [[1], [-1, 2], [-2, 3], [-3, -1]], b"5 0 1 2 3 4 0\n").ok is True
+
+
+def test_honest_drup_proofs_in_the_forms_drat_trim_accepts():
+    nvars, clauses = FULL
+    for text in (["1 0", "0"], ["1 0"], ["1 1 0", "0"], ["1 0", "d 1 0", "0"], ["1 0", "0", "-1 0"],
+                 ["c comment", "", "1 2 0", "d 1 2 0", "1 0", "0"], ["2 -2 0", "1 0", "0"],
+                 ["-2 -1 2 0", "1 0", "0"]):
+        ok, message = drup(nvars, clauses, text)
+        assert ok is True, (text, message)
+    # The unit 1 deleted while it is the reason of a top-level assignment: that deletion is ignored
+    # (the lemma 3 needs 1), the next one is not (and is undone for the check of 1, which needs it).
+    formula = [[1, 2], [1, -2], [-1, 3, 4], [-1, 3, -4], [-1, -3, 4], [-1, -3, -4]]
+    assert_unsat(4, formula)
+    ok, message = drup(4, formula, ["1 0", "d 1 0", "d 1 -2 0", "3 0", "0"])
+    assert ok is True, message
+    ok, message = drup(4, formula, ["1 0", "d 1 -2 0", "-1 0", "0"])
+    assert ok is False and message.startswith("proof line 3:"), message
+
+
+def test_a_long_lrat_proof_is_clocked_past_a_million_literals_visited():
+    """600 lemmas, each the formula's clause of 2,000 literals with that clause as its hint:
+    1.2 million literals visited, so the cap on visits and the deadline are looked at (every
+    2**20 literals visited)."""
+    width, count = 2000, 600
+    formula = [list(range(1, width + 1))]
+    lits = " ".join(map(str, range(1, width + 1)))
+    text = "".join(f"{i} {lits} 0 1 0\n" for i in range(2, count + 2)).encode()
+    verdict = check_lrat(width, formula, text, limits=Limits(visits=1_100_000))
+    assert verdict.ok is False and not verdict.over_limit and "cut short" in verdict.message  # checked once, at 1,050,000
+    assert verdict.visits == width * count and verdict.lemmas == count
+    verdict = check_lrat(width, formula, text, limits=Limits(visits=1_000_000))
+    assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 524, verdict
+    assert verdict.message == "proof line 525: checking the hints looks at more than 1,000,000 literals in all"
+    verdict = check_lrat(width, formula, text, deadline=time.monotonic() - 1)
+    assert verdict.ok is None and verdict.lemmas == 524 and not verdict.over_limit
+    assert verdict.message == "the proof check ran out of time after 524 lemmas"
+
+
+def test_the_deadline_is_looked_at_every_1024_lines():
+    nvars, clauses = FULL
+    for comments in (1021, 1022, 1023, 2046):
+        text = b"c\n" * comments + b"5 1 0 1 2 0\n6 0 5 3 4 0\n"
+        late = check_lrat(nvars, clauses, text, deadline=time.monotonic() - 1)
+        # Lines 1024, 2048, ...: the first one reached stops the check.
+        expect = None if comments + 2 >= 1024 else True
+        assert late.ok is expect, (comments, late)
+        assert check_lrat(nvars, clauses, text, deadline=time.monotonic() + 60).ok is True
+    assert check_lrat(nvars, clauses, b"c\n" * 1023 + b"5 1 0 1 2 0\n", deadline=time.monotonic() - 1).ok is None
+
+
+@pytest.mark.parametrize("limits,ok,fragment", [
+    (Limits(lines=5), True, ""),
+    (Limits(lines=4), False, "proof line 5: the proof has more than 4 lines"),
+    (Limits(line_bytes=12), True, ""),
+    (Limits(line_bytes=11), False, "proof line 2: longer than 11 bytes"),
+    (Limits(lemmas=3), True, ""),
+    (Limits(lemmas=2), False, "proof line 5: the proof has more than 2 lemmas"),
+    (Limits(hints=6), True, ""),
+    (Limits(hints=5), False, "proof line 5: the proof has more than 5 hints"),
+    (Limits(literals=3), True, ""),
+    (Limits(literals=2), False, "proof line 3: the proof's lemmas hold more than 2 literals"),
+])
+def test_each_cap_holds_at_its_edge(limits, ok, fragment):
+    """The caps count lines (comments too), bytes of a line (its newline too), lemmas, hints and
+    lemma literals; a proof at a cap is checked, one past it refused unjudged."""
+    nvars, clauses = FULL
+    text = b"c x\n5 1 0 1 2 0\n6 2 1 0 1 0\n7 d 6 0\n8 0 5 3 4 0\n"
+    assert max(len(line) for line in text.splitlines(keepends=True)) == 12
+    verdict = check_lrat(nvars, clauses, text, limits=limits)
+    assert verdict.ok is ok and verdict.over_limit is (not ok), verdict
+    if not ok:
+        assert verdict.message == fragment
+
+
+def test_a_rejection_is_judged_not_refused():
+    verdict = lrat(*F_A[:2], "4 -1 0 0\n")
+    assert verdict.ok is False and verdict.over_limit is False and verdict.lemmas == 0 and verdict.visits == 0
+    verdict = lrat(*F_A[:2], "4 1 0 1 2 0\n5 -1 0 3 0\n")
+    assert verdict.ok is False and verdict.lemmas == 1 and verdict.visits == 6
+
+
+# ---------------------------------------------------------------------------- random, satisfiable
+@st.composite
+def unsatisfiable(draw):
+    """(nvars, clauses): random clauses of two or three literals, then clauses each false in a
+    model still left, until brute force finds none (with no unit clause, unit propagation alone
+    seldom refutes them: the proofs need lemmas)."""
+    nvars = draw(st.integers(3, 8))
+    clauses = []
+    for _ in range(draw(st.integers(0, 20))):
+        width = draw(st.integers(2, 3))
+        chosen = draw(st.lists(st.integers(1, nvars), min_size=width, max_size=width, unique=True))
+        clauses.append([v if draw(st.booleans()) else -v for v in chosen])
+    left = models(nvars, clauses)
+    while left:
+        model = as_model(nvars, left[draw(st.integers(0, len(left) - 1))])
+        width = draw(st.integers(2, 3))
+        chosen = draw(st.lists(st.integers(1, nvars), min_size=width, max_size=width, unique=True))
+        clause = [-v if model[v] else v for v in chosen]
+        clauses.append(clause)
+        pos, neg = masks(clause)
+        left = [m for m in left if m & pos or ~m & neg & ((1 << nvars) - 1)]
+    return nvars, clauses
+
+
+@st.composite
+def satisfiable(draw):
+    """(nvars, clauses, model, taken): random clauses, each made true in a model drawn first; or
+    an unsatisfiable formula without the last clauses, `taken`, that took its last models (few
+    models are left, and a proof that adds `taken` back needs lemmas after it)."""
+    if draw(st.booleans()):
+        nvars, clauses = draw(unsatisfiable())
+        taken = []
+        while not (left := models(nvars, clauses)):
+            taken.insert(0, clauses.pop())
+        return nvars, clauses, as_model(nvars, left[draw(st.integers(0, len(left) - 1))]), taken
+    nvars = draw(st.integers(3, 8))
+    model = {v: draw(st.booleans()) for v in range(1, nvars + 1)}
+    clauses = []
+    for _ in range(draw(st.integers(1, 12))):
+        width = draw(st.integers(1, min(nvars, 4)))
+        chosen = draw(st.lists(st.integers(1, nvars), min_size=width, max_size=width, unique=True))
+        clause = [v if draw(st.booleans()) else -v for v in chosen]
+        if not true_in(model, clause):
+            k = draw(st.integers(0, width - 1))
+            clause[k] = -clause[k]
+        clauses.append(clause)
+    return nvars, clauses, model, []
+
+
+def random_lemma(data, nvars, model, store):
+    """Literals of a lemma: random, false in the model (a lemma that would hurt), a copy of a clause
+    (with a literal repeated now and then), a resolvent of two clauses, or a clause widened."""
+    kind = data.draw(st.sampled_from(["random", "false", "copy", "resolvent", "wider"]))
+    ids = sorted(store)
+    if kind == "copy" and ids:
+        lits = list(store[data.draw(st.sampled_from(ids))])
+        return lits + data.draw(st.lists(st.sampled_from(lits), max_size=1)) if lits else lits
+    if kind == "resolvent" and ids:
+        first = store[data.draw(st.sampled_from(ids))]
+        pairs = [(lit, cid) for lit in first for cid in ids if -lit in store[cid]]
+        if pairs:
+            lit, cid = data.draw(st.sampled_from(pairs))
+            return list(dict.fromkeys([x for x in first if x != lit] + [x for x in store[cid] if x != -lit]))
+    if kind == "wider" and ids:
+        lits = list(store[data.draw(st.sampled_from(ids))])
+        extra = data.draw(st.integers(1, nvars))
+        return lits + [extra if data.draw(st.booleans()) else -extra]
+    width = data.draw(st.integers(1, 4))
+    variables = data.draw(st.lists(st.integers(1, nvars), min_size=width, max_size=width))
+    if kind == "false":
+        return [-v if model[v] else v for v in variables]
+    return [v if data.draw(st.booleans()) else -v for v in variables]
+
+
+def random_hints(data, store, lits, next_id, gone):
+    """A hint list that mostly does what a checker must check (units, then a conflict), with now
+    and then a wrong hint: satisfied, not unit, deleted, later, negative, repeated."""
+    hints: list[int] = []
+    true = {-lit for lit in lits}
+    for _ in range(data.draw(st.integers(0, 6))):
+        useful = [cid for cid, c in store.items() if not any(lit in true for lit in c)
+                  and sum(-lit not in true for lit in set(c)) <= 1]
+        pick = data.draw(st.sampled_from(["useful", "useful", "useful", "any", "gone", "later", "negative", "again"]))
+        if pick == "useful" and useful:
+            cid = data.draw(st.sampled_from(useful))
+        elif pick == "any" and store:
+            cid = data.draw(st.sampled_from(sorted(store)))
+        elif pick == "gone" and gone:
+            cid = data.draw(st.sampled_from(sorted(gone)))
+        elif pick == "later":
+            cid = next_id + data.draw(st.integers(0, 2))
+        elif pick == "negative" and store:
+            cid = -data.draw(st.sampled_from(sorted(store)))
+        elif pick == "again" and hints:
+            cid = data.draw(st.sampled_from(hints))
+        else:
+            continue
+        hints.append(cid)
+        clause = store.get(cid)
+        if clause is None:
+            continue
+        open_lits = {lit for lit in clause if -lit not in true}
+        if not open_lits:
+            break
+        if len(open_lits) == 1:
+            true |= open_lits
+    return hints
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_proofs_of_satisfiable_formulas_are_never_accepted(data):
+    """Random lemmas (RUP ones with their hints, random ones with mostly plausible hints, copies,
+    ones false in the model), random deletions; then, half the time, lemmas false in a model left
+    until none is left and an honest refutation of the lot (so the bad lemmas sit deep inside a
+    proof that is right everywhere else); then the empty clause. Neither checker accepts, and
+    every lemma the LRAT checker passed before rejecting holds in every model."""
+    nvars, clauses, model, taken = data.draw(satisfiable())
+    assert_model(model, clauses)
+    store = {i + 1: c for i, c in enumerate(clauses)}
+    gone: set[int] = set()
+    next_id = len(clauses) + 1
+    lrat_text, drup_text, lemmas = [], [], []
+
+    def add(lits, hints):
+        nonlocal next_id
+        lrat_text.append(" ".join(map(str, [next_id, *lits, 0, *hints, 0])))
+        drup_text.append(" ".join(map(str, [*lits, 0])))
+        lemmas.append(lits)
+        store[next_id] = lits
+        next_id += 1
+
+    deep = data.draw(st.booleans())
+    for _ in range(data.draw(st.integers(0, 6))):
+        if data.draw(st.integers(0, 4)) == 0 and store:
+            cid = data.draw(st.sampled_from(sorted(store)))
+            lrat_text.append(f"{next_id - 1} d {cid} 0")
+            drup_text.append("d " + " ".join(map(str, [*store.pop(cid), 0])))
+            gone.add(cid)
+            continue
+        lits = random_lemma(data, nvars, model, store)
+        hints = rup_hints(store, lits)
+        if deep and hints is None:
+            continue
+        if hints is None or data.draw(st.integers(0, 3)) == 0:
+            hints = random_hints(data, store, lits, next_id, gone)
+        add(lits, hints)
+    if deep:
+        for lits in taken:
+            add(lits, random_hints(data, store, lits, next_id, gone))
+        while left := models(nvars, store.values()):
+            bad = as_model(nvars, left[data.draw(st.integers(0, len(left) - 1))])
+            for _ in range(8):  # preferably one that unit propagation alone does not refute
+                width = data.draw(st.integers(1, 4))
+                chosen = data.draw(st.lists(st.integers(1, nvars), min_size=width, max_size=width))
+                lits = [-v if bad[v] else v for v in chosen]
+                if rup_hints({**store, 0: lits}, []) is None:
+                    break
+            add(lits, random_hints(data, store, lits, next_id, gone))
+        steps = solver_steps(list(store.values()))
+        tail = lrat_lines(store, [lits for deletion, lits in steps if not deletion], next_id)
+        lrat_text += tail
+        drup_text += [" ".join(map(str, [*lits, 0])) for deletion, lits in steps if not deletion] + ["0"]
+        lemmas += [[int(x) for x in line.split()[1:line.split().index("0", 1)]] for line in tail if " d " not in line]
+    else:
+        lrat_text.append(" ".join(map(str, [next_id, 0, *random_hints(data, store, [], next_id, gone), 0])))
+        drup_text.append("0")
+    verdict = lrat(nvars, clauses, lrat_text)
+    assert verdict.ok is False, lrat_text
+    everyone = [as_model(nvars, m) for m in models(nvars, clauses)]
+    for lemma in lemmas[:verdict.lemmas]:
+        assert all(true_in(m, lemma) for m in everyone), (lemma, lrat_text, verdict.message)
+    ok, message = drup(nvars, clauses, drup_text)
+    assert ok is False, (drup_text, message)
+
+
+# -------------------------------------------------------------------------- random, unsatisfiable
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(unsatisfiable(), st.data())
+def test_honest_proofs_of_unsatisfiable_formulas_are_accepted(formula, data):
+    """glucose4's DRUP proof passes the DRUP checker; the LRAT written from it (by to_lrat, and by
+    this file's own hints) passes the LRAT checker; and so do proofs that start with random RUP
+    lemmas and deletions before the solver's."""
+    nvars, clauses = formula
+    assert_unsat(nvars, clauses)
+    text = honest_drup(clauses)
+    ok, message = drup(nvars, clauses, text)
+    assert ok is True, (text, message)
+    steps = drup_steps(text)
+    verdict = check_drup(nvars, clauses, steps)
+    assert verdict.ok is True
+    written = to_lrat(nvars, clauses, steps, verdict)
+    assert check_lrat(nvars, clauses, written).ok is True, written
+    assert lrat(nvars, clauses, honest_lrat(clauses)).ok is True
+    # Random RUP lemmas and deletions first, then the solver's proof of what is left.
+    store = {i + 1: c for i, c in enumerate(clauses)}
+    lrat_text, drup_text = [], []
+    next_id = len(clauses) + 1
+    for _ in range(data.draw(st.integers(0, 6))):
+        if data.draw(st.integers(0, 3)) == 0:
+            cid = data.draw(st.sampled_from(sorted(store)))
+            rest = {k: c for k, c in store.items() if k != cid}
+            if not models(nvars, rest.values()):
+                lrat_text.append(f"{next_id - 1} d {cid} 0")
+                drup_text.append("d " + " ".join(map(str, [*store.pop(cid), 0])))
+            continue
+        lits = random_lemma(data, nvars, {v: True for v in range(1, nvars + 1)}, store)
+        hints = rup_hints(store, lits)
+        if hints is None or not lits:
+            continue
+        lrat_text.append(" ".join(map(str, [next_id, *lits, 0, *hints, 0])))
+        drup_text.append(" ".join(map(str, [*lits, 0])))
+        store[next_id] = lits
+        next_id += 1
+    lemmas = [lits for deletion, lits in solver_steps(list(store.values())) if not deletion]
+    lrat_text += lrat_lines(store, lemmas, next_id)
+    drup_text += [" ".join(map(str, [*lits, 0])) for lits in lemmas] + ["0"]
+    verdict = lrat(nvars, clauses, lrat_text)
+    assert verdict.ok is True, (lrat_text, verdict.message)
+    ok, message = drup(nvars, clauses, drup_text)
+    assert ok is True, (drup_text, message)
+
+
+def test_io_of_lines_is_read_as_a_stream():
+    """A file object works as the proof (lines read one at a time)."""
+    nvars, clauses = FULL
+    assert check_lrat(nvars, clauses, io.BytesIO(b"5 1 0 1 2 0\n6 0 5 3 4 0\n")).ok is True
