@@ -35,7 +35,7 @@ from smtpuzzles.lrat import LIMITS as LRAT_LIMITS
 from smtpuzzles.ledger import canonical_json, sha256_text
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.run import Rules, recorded_claim_terms, recorded_instance, same_json
-from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, RUN, open_run
+from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 from smtpuzzles.symmetry import check as check_symmetry
 
@@ -65,6 +65,8 @@ class Report:
     # The claim rests on a recorded UNSAT answer that no solver here has re-checked (no --resolve).
     unchecked_unsat: bool = False
     proof_stored: bool = False  # the folder holds an LRAT proof (`certify`) that --proof checks
+    instance: dict = field(default_factory=dict)  # which instance: puzzle, a few words, canonical sha-256
+    rests_on: list[str] = field(default_factory=list)  # the formulas a checked proof refuted the claim on
 
     @property
     def ok(self) -> bool:
@@ -95,7 +97,8 @@ class Report:
         return {"run_dir": self.run_dir, "puzzle": self.puzzle, "status": self.status, "value": self.value,
                 "ok": self.ok, "verdict": self.verdict, "exit": self.exit_code, "evidence": self.evidence,
                 "missing_solvers": self.missing, "unsat_rechecked": not self.unchecked_unsat,
-                "proof_stored": self.proof_stored, "findings": [f.__dict__ for f in self.findings],
+                "proof_stored": self.proof_stored, "instance": self.instance, "rests_on": self.rests_on,
+                "findings": [f.__dict__ for f in self.findings],
                 "resolved": self.resolved}
 
 
@@ -112,6 +115,8 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         raise LedgerError(f"{module.NAME} runs have no mode {str(mode)[:40]!r}", where)
     enc = module.encode(instance, run["encoding"]["name"])
     rules = Rules(module, instance)
+    report.instance = {"puzzle": module.NAME, "description": _described(module, instance),
+                       "sha256": run["instance_sha256"]}  # recorded_instance checked it is the instance's
     sealed = "sealed by run.json" if folder.finished else "the run never finished (killed), so it claims nothing"
     report.add("integrity", True, f"hash chain of {len(steps)} steps intact, {sealed}")
 
@@ -145,9 +150,28 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         _resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:
         _prove(report, folder, enc, claim, timeout, progress)
+        _prove_reference(report, folder, rules, claim, timeout, progress)
     if proof == "all" and enc.formula.cnf is not None:
         _prove_steps(report, folder, enc, claim, timeout, progress)
     return report
+
+
+@dataclass(frozen=True)
+class ProofKind:
+    """Which of a run's two clausal proofs: of the encoder's query, or of the reference formula."""
+
+    key: str  # run.json's record of it
+    section: str  # the report's
+    dimacs: str
+    proof: str
+    label: str  # in messages: "proof" or "reference proof"
+    of: str  # what was refuted, in words
+    query: str  # the progress display's name for it
+
+
+MAIN_PROOF = ProofKind("proof", "proof", DIMACS, PROOF, "proof", "the query built here", "certificate")
+REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENCE_PROOF, "reference proof",
+                      "the reference formula built here from the rules alone", "reference")
 
 
 def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -> None:
@@ -163,29 +187,67 @@ def _prove(report: Report, folder, enc, claim: dict | None, timeout, progress) -
     if enc.formula.cnf is None:
         report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
         return
-    query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
-    if "proof" in folder.run:
-        _check_stored_proof(report, folder, query, claim, timeout, progress)
+    _prove_query(report, folder, MAIN_PROOF, proofs.dimacs(enc.formula, claim_terms(enc.objective, claim)), claim,
+                 timeout, progress)
+    if _proved(report, "proof"):
+        report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
+            ", with its checked symmetry lemma" if enc.lemma is not None else ""))
+
+
+def _proved(report: Report, section: str) -> bool:
+    last = [f for f in report.findings if f.section == section]
+    return bool(last) and last[-1].ok is True
+
+
+def _prove_reference(report: Report, folder, rules: Rules, claim: dict | None, timeout, progress) -> None:
+    """The same refutation on the puzzle's reference encoding, written from the rules alone and
+    sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
+    claim its own proof cannot catch, and this one does."""
+    from smtpuzzles.run import reference_query
+
+    if claim is None:
+        return
+    module = rules.module
+    query = reference_query(module, rules.instance, claim, str(folder.path / RUN))
+    if query is None:
+        report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
+                                      "this tool's encoder" + (" and the solver-free certificate" if module.certify else ""))
+        return
+    _prove_query(report, folder, REFERENCE, query, claim, timeout, progress)
+    if _proved(report, "reference"):
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+
+
+def _prove_query(report: Report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
+    from smtpuzzles import proof as proofs
+
+    if kind.key in folder.run:
+        _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
         return
     tell = progress or (lambda event: None)
-    tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
+    tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
           "at": time.monotonic()})
     try:
         made = proofs.prove(query, timeout=timeout)
     except proofs.ProofError as exc:
-        tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
+        tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
               "seconds": 0.0})
         satisfiable = "satisfiable" in exc.message
-        report.add("proof", False if satisfiable else None, f"no proof: {exc.message}")
+        if satisfiable and kind is REFERENCE:
+            report.add(kind.section, False, "the reference encoding, written from the rules alone, has a solution the "
+                                            "claim rules out: the encoder's formula is stricter than the rules")
+            return
+        report.add(kind.section, False if satisfiable else None, f"no {kind.label}: {exc.message}")
         return
     started = time.perf_counter()
     ok, message = proofs.check(query, made)
     checked = time.perf_counter() - started
-    tell({"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
+    tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
           "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
-    words = (f"DRUP proof of the refutation ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
+    of = "" if kind is MAIN_PROOF else " on the reference formula"
+    words = (f"DRUP proof of the refutation{of} ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
              f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
-    _proof_verdict(report, ok, words, f"the proof was rejected: {message}")
+    _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
 
 
 def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progress) -> None:
@@ -224,61 +286,65 @@ def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progr
         report.evidence.append(words)
 
 
-def _check_stored_proof(report: Report, folder, query, claim: dict, timeout, progress) -> None:
+def _check_stored_proof(report: Report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
     from smtpuzzles import proof as proofs
 
-    record = folder.run["proof"]
-    stored_dimacs, stored_lrat = folder.path / DIMACS, folder.path / PROOF
+    record, section, label = folder.run[kind.key], kind.section, kind.label
+    stored_dimacs, stored_lrat = folder.path / kind.dimacs, folder.path / kind.proof
     if not same_json(record["claim"], claim):
-        report.add("proof", False, f"the stored proof refutes '{describe(record['claim'])[:60]}', not the derived "
+        report.add(section, False, f"the stored {label} refutes '{describe(record['claim'])[:60]}', not the derived "
                                    f"'{describe(claim)[:60]}'")
         return
-    digest = folder.gz_digest(DIMACS, len(query.data) + 1, "stored DIMACS")
+    what = "DIMACS" if kind is MAIN_PROOF else "reference DIMACS"
+    digest = folder.gz_digest(kind.dimacs, len(query.data) + 1, f"stored {what}")
     if digest is None:
-        report.add("proof", False, f"the stored DIMACS is missing ({stored_dimacs})")
+        report.add(section, False, f"the stored {what} is missing ({stored_dimacs})")
         return
     if digest[0] != query.sha256 or record["dimacs_sha256"] != query.sha256:
-        report.add("proof", False, f"the stored DIMACS is not the query today's encoder builds ({stored_dimacs})")
+        builds = "the query today's encoder builds" if kind is MAIN_PROOF else "the formula the reference encoding builds"
+        report.add(section, False, f"the stored {what} is not {builds} ({stored_dimacs})")
         return
     started = time.perf_counter()
     # First its bytes, hashed as they expand (a compressed bomb stops at the cap), then the check,
     # line by line as the file expands again: the proof is never held whole.
-    digest = folder.gz_digest(PROOF, proofs.MAX_PROOF_BYTES, "stored proof")
+    digest = folder.gz_digest(kind.proof, proofs.MAX_PROOF_BYTES, f"stored {label}")
     if digest is None:
-        report.add("proof", False, f"the stored proof is missing ({stored_lrat})")
+        report.add(section, False, f"the stored {label} is missing ({stored_lrat})")
         return
     if digest[0] == "larger":
-        raise LedgerError(f"stored proof expands past {proofs.MAX_PROOF_BYTES:,} bytes; refusing to read it", str(stored_lrat))
+        raise LedgerError(f"stored {label} expands past {proofs.MAX_PROOF_BYTES:,} bytes; refusing to read it",
+                          str(stored_lrat))
     if digest[0] != record["sha256"]:
-        report.add("proof", False, f"the stored proof does not match its recorded sha-256 ({stored_lrat})")
+        report.add(section, False, f"the stored {label} does not match its recorded sha-256 ({stored_lrat})")
         return
     tell = progress or (lambda event: None)
-    tell({"query": "certificate", "solver": "its stored LRAT proof", "verb": "checking", "state": "started",
+    tell({"query": kind.query, "solver": f"its stored LRAT {label}", "verb": "checking", "state": "started",
           "at": time.monotonic()})
-    lines = folder.gz_lines(PROOF, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, "stored proof")
+    lines = folder.gz_lines(kind.proof, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, f"stored {label}")
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
         ok, message, lemmas = proofs.check_lrat_text(query, lines, deadline=deadline)
     except proofs.ProofError as exc:  # past a cap: refused unread, as any other oversized file
-        raise LedgerError(f"stored proof refused: {exc.message}", str(stored_lrat)) from None
+        raise LedgerError(f"stored {label} refused: {exc.message}", str(stored_lrat)) from None
     if ok is not None and lines.finish() != digest[0]:  # changed while it was being read
-        ok, message = False, "the stored proof changed while it was being checked"
+        ok, message = False, f"the stored {label} changed while it was being checked"
     seconds = time.perf_counter() - started
-    tell({"query": "certificate", "solver": "its stored LRAT proof", "state": "done",
+    tell({"query": kind.query, "solver": f"its stored LRAT {label}", "state": "done",
           "answer": {True: "checked", False: "rejected", None: "out of time"}[ok], "seconds": seconds})
     if ok is None:
-        report.add("proof", None, f"the stored proof's check ran out of --time-limit ({message})")
+        report.add(section, None, f"the stored {label}'s check ran out of --time-limit ({message})")
         return
-    words = (f"LRAT proof stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
-             f"the query built here ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
-    _proof_verdict(report, ok, words, f"the stored proof was rejected: {message}")
+    of = "" if kind is MAIN_PROOF else " of the reference formula"
+    words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
+             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
+    _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
 
 
-def _proof_verdict(report: Report, ok: bool, words: str, rejected: str) -> None:
+def _proof_verdict(report: Report, kind: ProofKind, ok: bool, words: str, rejected: str) -> None:
     """A checked proof is evidence that needs no solver's word: the UNSAT answer counts as checked."""
-    report.add("proof", ok, words if ok else rejected)
+    report.add(kind.section, ok, words if ok else rejected)
     if ok:
         report.unchecked_unsat = False
         report.evidence.append(words)
@@ -615,6 +681,13 @@ def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, 
         return client.gather(futures)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each job is its own process
         return list(pool.map(one, work))
+
+
+def _described(module, instance) -> str:
+    try:
+        return str(module.describe(instance))[:80]
+    except Exception:  # noqa: BLE001 - a puzzle's hook on folder data: the report goes on without it
+        return ""
 
 
 def _short(value, width: int = 40) -> str:

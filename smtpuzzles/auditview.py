@@ -76,7 +76,14 @@ def report_view(report: Report):
     findings.add_column(overflow="fold")
     for f in report.findings:
         findings.add_row(MARK[f.ok], plain(f.section), plain(f.text))
-    parts = [plain(f"audit of {report.run_dir}", style="bold"), findings]
+    parts = [plain(f"audit of {report.run_dir}", style="bold")]
+    if report.instance:
+        shown = report.instance
+        parts.append(plain(f"instance: {shown['puzzle']} {shown['description']}".rstrip()
+                           + f", sha-256 {shown['sha256'][:16]}", style="dim"))
+    parts.append(findings)
+    if report.rests_on:
+        parts.append(plain("the claim's checked proofs refute it on: " + "; ".join(report.rests_on), style="dim"))
     if report.resolved:
         solved = Table.grid(padding=(0, 2))
         for _ in range(4):

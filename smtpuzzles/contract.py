@@ -46,6 +46,19 @@ Optional (default in brackets):
                                             checks, or None where the instance has none [absent: None]
   convert(text, source) -> str              `smtpuzzles convert`, one input form to another, with
   CONVERTS: str                             what it converts, in words [absent: None]
+  reference(instance, claim) -> str         DIMACS text of a formula written from the rules alone,
+                                            sharing no code with `encode`, that is satisfiable
+                                            exactly when `claim` holds (a solution beats the best,
+                                            reaches k, differs from those found, exists); `certify`
+                                            and `audit --proof` refute each closing claim on it too,
+                                            so a claim rests on the rules, not on the encoder. Claims
+                                            are the ledger's: {"op": "lex_greater", "best": [...]},
+                                            {"op": "at_least", "k": k}, {"op": "block", "solutions":
+                                            [...]}, {"op": "first"}; None where it has none [absent:
+                                            the audit says the claim rests on the encoder]
+  brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search:
+                                            the contract test checks solve, unique, count and the
+                                            optimum against it on the examples [absent: not checked]
 """
 
 from __future__ import annotations
@@ -155,7 +168,7 @@ REQUIRED = {
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
-    "certify": 2, "convert": 2,
+    "certify": 2, "convert": 2, "reference": 2, "brute_force": 2,
 }
 
 
@@ -261,6 +274,8 @@ class Puzzle:
         # Hooks that are absent stay None: the audit checks a certificate only where a puzzle has one.
         self.certify: Callable[[Any, dict], tuple[bool, str]] | None = getattr(source, "certify", None)
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
+        self.reference: Callable[[Any, dict], str | None] | None = getattr(source, "reference", None)
+        self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)
         self.CONVERTS: str | None = getattr(source, "CONVERTS", None)
 
     def __repr__(self) -> str:

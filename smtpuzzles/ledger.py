@@ -317,7 +317,7 @@ class Ledger:
         self.close()
 
 
-def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record: dict) -> dict:
+def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record: dict, key: str = "proof") -> dict:
     """Add a checked proof to a finished run: the files first, then run.json naming them (a kill in
     between leaves run.json as it was), all under the folder's lock. Refused when the run changed
     since the proof was made (another writer resumed or re-sealed it)."""
@@ -329,7 +329,7 @@ def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record
             raise LedgerError("the run changed while its proof was being made; certify it again", str(run_dir))
         for name, data in files.items():
             _replace_with(run_dir / name, lambda handle, data=data: handle.write(data))
-        run["proof"] = record
+        run[key] = record
         write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
     finally:
         lock.release()

@@ -340,7 +340,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     the query it builds itself, with `audit --proof`. Returns the updated run record."""
     from smtpuzzles import proof as proofs
     from smtpuzzles.ledger import store_proof
-    from smtpuzzles.runfolder import DIMACS, PROOF
+    from smtpuzzles.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
 
     run_dir = Path(run_dir)
     folder = open_run(run_dir)
@@ -355,12 +355,56 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
                          str(run_dir))
     claim = run["certificate"]["claim"]
     query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, claim, where))
-    made = proofs.certify_query(query, timeout=timeout, progress=progress)
-    record = {
-        "format": "lrat", "file": PROOF, "sha256": hashlib.sha256(made.lrat).hexdigest(),
-        "dimacs": DIMACS, "dimacs_sha256": query.sha256, "claim": claim,
-        "variables": query.variables, "clauses": query.clauses, "lemmas": made.lemmas, "bytes": len(made.lrat),
-        "solver": made.solver,
-    }
-    files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
-    return store_proof(run_dir, run["last_step_sha256"], files, record)
+    # A proof already stored for this very query and claim is kept (the audit checks it); what is
+    # missing is made. So `certify` on a run certified before the reference encodings adds that one.
+    if not _stored_for(run.get("proof"), query, claim):
+        made = proofs.certify_query(query, timeout=timeout, progress=progress)
+        record = {**proof_record(query, made, claim), "file": PROOF, "dimacs": DIMACS}
+        files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
+        run = store_proof(run_dir, run["last_step_sha256"], files, record)
+    reference = reference_query(module, instance, claim, where)
+    if reference is not None and not _stored_for(run.get("reference_proof"), reference, claim):
+        if progress:
+            progress("the same claim on the reference encoding, written from the rules alone")
+        try:
+            made = proofs.certify_query(reference, timeout=timeout, progress=progress)
+        except proofs.ProofError as exc:
+            if "satisfiable" in exc.message:
+                raise proofs.ProofError("the reference encoding, written from the rules alone, has a solution the "
+                                        "claim rules out: the encoder's formula is stricter than the rules",
+                                        str(run_dir)) from None
+            raise
+        record = {**proof_record(reference, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
+        files = {REFERENCE_DIMACS: proofs.compress(reference.data), REFERENCE_PROOF: proofs.compress(made.lrat)}
+        run = store_proof(run_dir, run["last_step_sha256"], files, record, key="reference_proof")
+    return run
+
+
+def _stored_for(record: dict | None, query, claim: dict) -> bool:
+    return record is not None and record["dimacs_sha256"] == query.sha256 and same_json(record["claim"], claim)
+
+
+def proof_record(query, made, claim: dict) -> dict:
+    """What run.json records of a stored proof (the file names are the caller's)."""
+    return {"format": "lrat", "sha256": hashlib.sha256(made.lrat).hexdigest(), "dimacs_sha256": query.sha256,
+            "claim": claim, "variables": query.variables, "clauses": query.clauses, "lemmas": made.lemmas,
+            "bytes": len(made.lrat), "solver": made.solver}
+
+
+def reference_query(module, instance, claim: dict, where: str):
+    """The puzzle's reference formula for `claim` as a Dimacs query, or None where it has none.
+    A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
+    from smtpuzzles import proof as proofs
+
+    module = adopt(module)
+    if module.reference is None:
+        return None
+    try:
+        text = module.reference(instance, claim)
+    except Exception as exc:  # noqa: BLE001 - a puzzle's hook on folder data: one finding, never a traceback
+        raise LedgerError(f"the {module.NAME} reference encoding failed on this claim ({exc.__class__.__name__})",
+                          where) from None
+    if text is None:
+        return None
+    nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
+    return proofs.Dimacs(text, nvars, len(clauses))

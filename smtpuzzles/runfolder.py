@@ -38,6 +38,10 @@ RUN, STEPS, SOLUTION, BASE, CERTIFICATE, INPUT = (
 # A stored clausal proof of the certificate's claim (`smtpuzzles certify`): the query as DIMACS and
 # an LRAT proof, both gzip.
 DIMACS, PROOF = "certificate.cnf.gz", "proof.lrat.gz"
+# The same claim refuted on the puzzle's reference encoding (written from the rules alone): that
+# formula as DIMACS and its LRAT proof.
+REFERENCE_DIMACS, REFERENCE_PROOF = "reference.cnf.gz", "reference.lrat.gz"
+PROOF_FILES = {"proof": (PROOF, DIMACS), "reference_proof": (REFERENCE_PROOF, REFERENCE_DIMACS)}
 
 MiB = 1 << 20
 # Caps on what is read. The largest run published or produced by the tests is far below each one
@@ -334,7 +338,7 @@ RUN_KEYS = {
     "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
     "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
     "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
-    "proof": dict, "cubes": int, "search": str,
+    "proof": dict, "reference_proof": dict, "cubes": int, "search": str,
 }
 PROOF_KEYS = {
     "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
@@ -394,8 +398,9 @@ def check_run(run, where: str) -> dict:
                  and set(cert) == {"file", "claim", "step", "sha256"},
                  f"certificate must be {{file: {CERTIFICATE}, claim, step, sha256}}", where)
         check_claim(cert["claim"], f"{where} certificate")
-    if "proof" in run:
-        check_proof_record(run["proof"], f"{where} proof")
+    for key, (proof_file, dimacs_file) in PROOF_FILES.items():
+        if key in run:
+            check_proof_record(run[key], f"{where} {key.replace('_', ' ')}", proof_file, dimacs_file)
     if run.get("limit") is not None:
         _require(run["limit"] >= 1, "limit must be at least 1", where)
     if run.get("time_limit") is not None:
@@ -406,13 +411,13 @@ def check_run(run, where: str) -> dict:
     return run
 
 
-def check_proof_record(record, where: str) -> dict:
+def check_proof_record(record, where: str, proof_file: str = PROOF, dimacs_file: str = DIMACS) -> dict:
     """The run's record of a stored proof: fixed file names, hashes, sizes; what it proves."""
     _require(isinstance(record, dict), "must be an object", where)
     _check_keys(record, PROOF_KEYS, tuple(PROOF_KEYS), where)
     _require(record["format"] == "lrat", f"format {record['format'][:20]!r} is not one this version reads (lrat)", where)
-    _require(record["file"] == PROOF and record["dimacs"] == DIMACS,
-             f"the proof files must be {PROOF} and {DIMACS}", where)
+    _require(record["file"] == proof_file and record["dimacs"] == dimacs_file,
+             f"the proof files must be {proof_file} and {dimacs_file}", where)
     _require(_is_hex64(record["sha256"]) and _is_hex64(record["dimacs_sha256"]), "a file hash is not a sha-256", where)
     _require(all(record[k] >= 0 for k in ("variables", "clauses", "lemmas", "bytes")), "a count is negative", where)
     check_claim(record["claim"], where)

@@ -42,6 +42,17 @@ BAD_PLAN = {"moves": [{"door": 0, "players": [1, 2, 3]}]}  # 1+2+3 = 6: not 9 mo
 SEARCHED = "an independent search of "  # Nonary's solver-free certificate, then a count of positions
 assert TATAMIBARI["01.txt"]["count"] == 1 and TATAMIBARI["03.txt"]["count"] == 2
 
+
+
+@pytest.fixture(autouse=True)
+def main_proof_only(monkeypatch):
+    """These tests pin down the encoder's proof, query by query and event by event; the same claim's
+    proof on the reference encoding (tests/test_reference_claims.py) is left out of them."""
+    import smtpuzzles.run
+
+    monkeypatch.setattr(smtpuzzles.run, "reference_query", lambda module, instance, claim, where: None)
+
+
 # kind -> the `smtpuzzles solve` arguments of a pristine run of it
 RUNS = {
     "nonary": ("nonary", "{map}"),
@@ -192,6 +203,7 @@ def test_the_json_report_carries_every_field():
     assert report.as_json() == {
         "run_dir": "runs/r", "puzzle": "nonary", "status": "optimal", "value": 5, "ok": True, "verdict": "incomplete",
         "exit": 4, "evidence": ["because"], "missing_solvers": ["cvc5"], "unsat_rechecked": True, "proof_stored": False,
+        "instance": {}, "rests_on": [],
         "findings": [{"section": "claims", "ok": True, "text": "fine"},
                      {"section": "resolve", "ok": None, "text": "cvc5 is missing"}],
         "resolved": [{"query": "certificate", "solver": "z3", "answer": "unsat", "seconds": 0.5}]}
