@@ -397,6 +397,22 @@ def test_lrat_ids_deletions_and_lines(text, line, fragment):
     lrat_rejects(*F_A[:2], text + "\n", line, fragment, F_A[2])
 
 
+@pytest.mark.parametrize("text,message", [
+    ("4 -1 0 3 99 0", "proof line 1: hint 99 is not a clause present here"),
+    ("4 -1 0 -3 0", "proof line 1: hint -3 is not a clause present here (RAT hints are not accepted)"),
+    ("4 -1 0 3 2 0", "proof line 1: hint 2 is already satisfied, so it implies nothing"),
+    ("4 0 1 0", "proof line 1: hint 1 is not unit (two open literals)"),
+    ("4 -1 0 3 0", "proof line 1: the hints end without a conflict: the clause is not implied"),
+    ("3 d 1 0 0", "proof line 1: a deletion must list ids ending with one 0"),
+    ("3 d 0 0", "proof line 1: a deletion must list ids ending with one 0"),
+    ("3 d 1 0\n4 1 0 1 0", "proof line 2: hint 1 is not a clause present here"),
+    ("4 1 0 1 2 0", "the proof ends without deriving the empty clause (cut short?)"),
+])
+def test_each_rejection_says_exactly_why(text, message):
+    verdict = lrat(*F_A[:2], text + "\n")
+    assert verdict.ok is False and verdict.message == message
+
+
 def test_deleting_or_reusing_ids_cannot_turn_a_lemma_into_another():
     """A deleted lemma's id is gone for good: no line can bring it back with other literals."""
     nvars, clauses, model = F_A
@@ -591,23 +607,58 @@ def test_honest_drup_proofs_in_the_forms_drat_trim_accepts():
     assert ok is False and message.startswith("proof line 3:"), message
 
 
-def test_a_long_lrat_proof_is_clocked_past_a_million_literals_visited():
-    """600 lemmas, each the formula's clause of 2,000 literals with that clause as its hint:
-    1.2 million literals visited, so the cap on visits and the deadline are looked at (every
-    2**20 literals visited)."""
-    width, count = 2000, 600
-    formula = [list(range(1, width + 1))]
-    lits = " ".join(map(str, range(1, width + 1)))
-    text = "".join(f"{i} {lits} 0 1 0\n" for i in range(2, count + 2)).encode()
-    verdict = check_lrat(width, formula, text, limits=Limits(visits=1_100_000))
-    assert verdict.ok is False and not verdict.over_limit and "cut short" in verdict.message  # checked once, at 1,050,000
-    assert verdict.visits == width * count and verdict.lemmas == count
-    verdict = check_lrat(width, formula, text, limits=Limits(visits=1_000_000))
-    assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 524, verdict
-    assert verdict.message == "proof line 525: checking the hints looks at more than 1,000,000 literals in all"
-    verdict = check_lrat(width, formula, text, deadline=time.monotonic() - 1)
-    assert verdict.ok is None and verdict.lemmas == 524 and not verdict.over_limit
-    assert verdict.message == "the proof check ran out of time after 524 lemmas"
+WIDE = 2048  # 2**20 = 512 x 2048
+
+
+@pytest.fixture(scope="module")
+def wide_proof() -> list[bytes]:
+    """Lemma lines over a formula of one clause of 2,048 literals: each lemma is that clause with
+    itself as the hint, so each looks at 2,048 literals, and lemma 512 brings the count to 2**20
+    exactly. (Satisfiable, and no line is the empty clause: every check ends "cut short".)"""
+    lits = " ".join(map(str, range(1, WIDE + 1)))
+    return [f"{i} {lits} 0 1 0\n".encode() for i in range(2, 1100 + 2)]
+
+
+def check_wide(lines, **kw):
+    return check_lrat(WIDE, [list(range(1, WIDE + 1))], lines, **kw)
+
+
+def test_the_caps_on_literals_visited_are_looked_at_every_2_20_visits(wide_proof):
+    """Visits are counted per hint (the clause's width) and the caps looked at once more than 2**20
+    have been counted since the last look: 2**20 exactly is no look; the first look is at lemma 513
+    (1,050,624), the next once 2**20 more are counted (lemma 1026)."""
+    first = 513 * WIDE
+    verdict = check_wide(wide_proof[:512], limits=Limits(visits=(1 << 20) - 1))
+    assert verdict.ok is False and not verdict.over_limit and verdict.visits == 1 << 20 and verdict.lemmas == 512
+    assert verdict.message == "the proof ends without deriving the empty clause (cut short?)"
+    verdict = check_wide(wide_proof, limits=Limits(visits=first))
+    assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 1025 and verdict.visits == 1026 * WIDE
+    assert verdict.message == f"proof line 1026: checking the hints looks at more than {first:,} literals in all"
+    verdict = check_wide(wide_proof[:513], limits=Limits(visits=first - 1))
+    assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 512 and verdict.visits == first
+
+
+def test_the_cap_on_literals_visited_per_byte_of_proof(wide_proof):
+    """Past `free_visits`, a proof may look at `visits_per_byte` literals per byte read so far (each
+    line's bytes and one more): at the first look (lemma 513) exactly at that allowance passes, one
+    visit past it is refused."""
+    first = 513 * WIDE
+    read = sum(len(line) + 1 for line in wide_proof[:513])
+    verdict = check_wide(wide_proof[:513], limits=Limits(free_visits=first - 3 * read, visits_per_byte=3))
+    assert verdict.ok is False and not verdict.over_limit and verdict.lemmas == 513, verdict
+    verdict = check_wide(wide_proof[:513], limits=Limits(free_visits=first - 3 * read - 1, visits_per_byte=3))
+    assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 512, verdict
+    assert verdict.message == (f"proof line 513: checking the hints looks at {first:,} literals, more than 3 per byte of "
+                               "proof: hints naming very wide clauses")
+    assert check_wide(wide_proof[:513]).over_limit is False  # the defaults: 10 million free
+
+
+def test_the_deadline_is_looked_at_with_the_caps(wide_proof):
+    """513 lines, fewer than 1024: the deadline is looked at only when the caps are, at lemma 513."""
+    verdict = check_wide(wide_proof[:513], deadline=time.monotonic() - 1)
+    assert verdict.ok is None and verdict.lemmas == 512 and not verdict.over_limit and verdict.visits == 513 * WIDE
+    assert verdict.message == "the proof check ran out of time after 512 lemmas"
+    assert check_wide(wide_proof[:513], deadline=time.monotonic() + 60).ok is False
 
 
 def test_the_deadline_is_looked_at_every_1024_lines():
