@@ -1,3 +1,24 @@
-"""smtpuzzles: optimal puzzle solving on SMT with recorded, re-checkable proofs."""
+"""smtpuzzles: optimal puzzle solving on SMT with recorded, re-checkable proofs.
+
+    import smtpuzzles
+    result = smtpuzzles.solve("kingtour", {"size": 9, "box": "3x3"})
+    report = smtpuzzles.audit(result.run_dir, proof=True)
+
+See `smtpuzzles.api` for `solve`, `audit`, `Result` and `AuditResult`.
+"""
 
 __version__ = "0.1.0"
+__all__ = ["solve", "audit", "Result", "AuditResult", "InputError", "LedgerError", "__version__"]
+
+
+def __getattr__(name: str):
+    # Loaded on first use: `import smtpuzzles.lrat` alone (an auditor's checker) pulls in no solver.
+    if name in ("solve", "audit", "Result", "AuditResult"):
+        from smtpuzzles import api
+
+        return getattr(api, name)
+    if name in ("InputError", "LedgerError"):
+        from smtpuzzles import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module 'smtpuzzles' has no attribute {name!r}")

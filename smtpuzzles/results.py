@@ -49,7 +49,7 @@ def run_label(relative: str) -> str:
 
 def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
     """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
-    from smtpuzzles.audit import audit
+    from smtpuzzles.auditor import audit
     from smtpuzzles.errors import LedgerError
     from smtpuzzles.runfolder import open_run
 

@@ -361,7 +361,7 @@ def _many_steps(run_dir: Path, count: int) -> int:
     return (run_dir / "steps.jsonl").stat().st_size
 
 
-PEAK = "import resource, sys; from pathlib import Path; from smtpuzzles.audit import audit; " \
+PEAK = "import resource, sys; from pathlib import Path; from smtpuzzles.auditor import audit; " \
        "audit(Path(sys.argv[1])); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import puzzles
-from smtpuzzles.audit import audit
+from smtpuzzles.auditor import audit
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
@@ -312,7 +312,7 @@ def test_memory_stays_bounded(cli, tmp_path, what, damage, code, fragment):
 # ---------------------------------------------------------------------------------- using the audit
 def test_a_missing_solver_is_named_with_its_install_command(cli, monkeypatch):
     run_dir = nonary_run(cli, ONE_DOOR)
-    monkeypatch.setattr("smtpuzzles.audit.solver_available", lambda solver: solver != "cvc5")
+    monkeypatch.setattr("smtpuzzles.auditor.solver_available", lambda solver: solver != "cvc5")
     code, out, err = cli("audit", run_dir, "--resolve")
     assert code == 4
     assert "cvc5 is not installed" in flat(out) and "pip install 'smtpuzzles[audit]'" in flat(out)

@@ -1,6 +1,6 @@
 """The audit's every finding, held to its exact words, section, verdict and exit status: on real
 runs of each kind of claim, and on each the one tampering a check exists for. Written against the
-mutants mutmut left alive in smtpuzzles/audit.py (scripts/mutation.py); each test fails on at
+mutants mutmut left alive in smtpuzzles/auditor.py (scripts/mutation.py); each test fails on at
 least one of them.
 
 Ground truth never comes from the audit: optima, counts and uniqueness are the seeds'
@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from ledger_forge import forge_chain, read_ledger, write_gz_text
-from smtpuzzles import audit as audit_module
+from smtpuzzles import auditor as audit_module
 from smtpuzzles import proof as proofs
 from smtpuzzles import puzzles
-from smtpuzzles.audit import INSTALL_HINT, Finding, Report, _meets, audit
+from smtpuzzles.auditor import INSTALL_HINT, Finding, Report, _meets, audit
 from smtpuzzles.cli import main
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2

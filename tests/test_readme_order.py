@@ -32,7 +32,8 @@ def readme_commands() -> list[str]:
     commands, in_usage = [], False
     for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
-            in_usage = line.startswith("## Command line")
+            # The usage synopsis and the Python examples (tests/test_api.py runs those) are no commands.
+            in_usage = line.startswith(("## Command line", "## Using from Python"))
         if in_usage and line.startswith("Examples:"):
             in_usage = False
         if not line.startswith("    ") or in_usage or line.startswith(("     ", "    [")) or " = " in line:

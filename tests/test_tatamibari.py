@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, SEED_CASES, one_error_line
-from smtpuzzles.audit import audit
+from smtpuzzles.auditor import audit
 from smtpuzzles.puzzles import tatamibari as T
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "tatamibari"

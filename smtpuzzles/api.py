@@ -1,0 +1,211 @@
+"""The Python API: `smtpuzzles.solve` and `smtpuzzles.audit`, what the command line does, as values.
+
+    >>> import smtpuzzles
+    >>> result = smtpuzzles.solve("kingtour", {"size": 4, "box": "2x2"})
+    >>> result.status, result.value
+    ('optimal', '4443342132113221')
+    >>> smtpuzzles.audit(result.run_dir, proof=True).verdict
+    'clean'
+
+Every answer has passed the puzzle's referee and every claim rests on its recorded ledger, exactly
+as on the command line. A solve keeps its run folder in a temporary directory unless `out` names a
+folder; `Result.save(folder)` keeps it for good. Both objects draw themselves in rich and in a
+notebook.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smtpuzzles import puzzles
+from smtpuzzles.errors import InputError
+from smtpuzzles.inputs import is_url, read_text_file, read_text_string
+
+__all__ = ["solve", "audit", "Result", "AuditResult"]
+
+
+def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool = False, count: int | bool | None = None,
+          time_limit: float | None = None, out: str | Path | None = None, engine: str | None = None,
+          encoding: str | None = None, certify: bool = False, **options: Any) -> Result:
+    """Solve one instance of `puzzle` and return its `Result`.
+
+    `source` is a file path, the input text itself, a URL (Tatamibari), or a dict of the puzzle's
+    options and inline keys (King's tour: `size`, `box`, `clues`; Nonary: `doors`; Rogue: `map`;
+    Tatamibari: `grid` or `url`); keyword `options` are the same keys. `unique` asks whether the
+    solution is unique, `count` for every solution (True) or up to that many; `time_limit` bounds
+    each solver check in seconds (a run that runs out is `unknown`, never `optimal`). `certify`
+    stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.
+    """
+    module = puzzles.get(puzzle)
+    given = {**(source if isinstance(source, dict) else {}), **options}
+    text, where = _input(module, None if isinstance(source, dict) else source, given)
+    values = {o.name: o.check(given.pop(o.name), o.name) if o.name in given else o.default
+              for o in module.OPTIONS if not o.input_file}
+    if given:
+        known = [o.name for o in module.OPTIONS] + [k.name for k in module.INLINE]
+        raise InputError(f"{module.NAME} takes no option {sorted(given)[0]!r} (it takes {', '.join(known) or 'none'})",
+                         "solve()")
+    if unique and count not in (None, False):
+        raise InputError("ask for unique or count, not both", "solve()")
+    mode = "unique" if unique else ("count" if count not in (None, False) else module.MODES[0])
+    if mode not in module.MODES:
+        raise InputError(f"{module.NAME} has no {mode} mode", "solve()")
+    limit = None if count in (None, False, True) else int(count)
+    instance = module.load(text, where, values)
+    keep = None
+    if out is None:  # the run folder lives as long as the Result, unless saved
+        keep = tempfile.TemporaryDirectory(prefix="smtpuzzles-")
+        out = keep.name
+    from smtpuzzles import run as runner
+
+    outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(out), engine=engine, encoding=encoding,
+                                   time_limit=time_limit, mode=mode, limit=limit)
+    if certify and outcome.certificate is not None:
+        runner.certify(ledger.dir)
+    return Result._of(module, instance, outcome, ledger.dir, keep)
+
+
+def audit(run_dir: str | Path, *, proof: bool = False, resolve: bool = False, solvers=("z3", "cvc5"),
+          time_limit: float | None = None) -> AuditResult:
+    """Audit a run folder without trusting it (`smtpuzzles audit`): `proof` checks the stored
+    LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5. An unreadable or
+    tampered folder raises `LedgerError` (an `InputError`) naming the file and the place."""
+    from smtpuzzles.auditor import audit as audit_folder
+
+    report = audit_folder(Path(run_dir), resolve="certificate" if resolve is True else (resolve or None),
+                          solvers=tuple(solvers), timeout=time_limit, proof=proof)
+    return AuditResult(report)
+
+
+def _input(module, source, given: dict) -> tuple[str | None, str]:
+    """(input text, place name) from a path, text or URL, or from an inline key or file option."""
+    inline = {k.name: k for k in module.INLINE}
+    files = {o.name: o for o in module.input_options()}
+    named = [k for k in (*inline, *files) if k in given]
+    if len(named) + (source is not None) > 1:
+        raise InputError(f"give one input, not {' and '.join((['source'] if source is not None else []) + named)}",
+                         "solve()")
+    if named:
+        key = named[0]
+        value = given.pop(key)
+        if key in inline:
+            return inline[key].text(value), f"solve() {key}"
+        return _text_or_file(value, key), key
+    if source is None:
+        return None, "input"
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).is_file()):
+        return read_text_file(str(source)), str(source)
+    if isinstance(source, str) and is_url(source):
+        if not module.ACCEPTS_URLS:
+            raise InputError(f"{module.NAME} reads a file or text, not a URL", "solve()")
+        return read_text_string(source.strip(), "URL"), "URL"
+    if isinstance(source, str):
+        return read_text_string(source, "text"), "text"
+    raise InputError(f"source must be a path, text, a URL or a dict, not {type(source).__name__}", "solve()")
+
+
+def _text_or_file(value, key: str) -> str:
+    if isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and Path(value).is_file()):
+        return read_text_file(str(value))
+    if isinstance(value, str):
+        return read_text_string(value, key)
+    raise InputError(f"{key} must be a file path or its text, not {type(value).__name__}", "solve()")
+
+
+@dataclass
+class Result:
+    """A solve's outcome: `status` (optimal, solved, infeasible, unknown, interrupted), `value` as
+    the command line prints it, `solution` (JSON, refereed), `run_dir` (its ledger), `evidence`
+    (what backs the claim, in words), and `unique` / `count` when asked."""
+
+    puzzle: str
+    status: str
+    value: Any
+    solution: dict | None
+    run_dir: Path
+    evidence: list[str] = field(default_factory=list)
+    unique: bool | None = None
+    count: int | None = None
+    _module: Any = field(default=None, repr=False)
+    _instance: Any = field(default=None, repr=False)
+    _keep: Any = field(default=None, repr=False)  # the temporary folder, while unsaved
+
+    @classmethod
+    def _of(cls, module, instance, outcome, run_dir: Path, keep) -> Result:
+        import json
+
+        run = json.loads((Path(run_dir) / "run.json").read_text())
+        extra = outcome.extra or {}
+        evidence = []
+        if "certificate" in run:
+            from smtpuzzles.objective import describe
+
+            evidence.append(f"recorded UNSAT step {run['certificate']['step']}: {describe(run['certificate']['claim'])}")
+        for key, words in (("proof", "a checked LRAT proof of it on the encoder's formula"),
+                           ("reference_proof", "a checked LRAT proof of it on the reference formula, from the rules")):
+            if key in run:
+                evidence.append(words)
+        if outcome.solution is not None:
+            evidence.append(f"the solution passed the {module.NAME} referee")
+        value = module.value_json(outcome.value) if outcome.value is not None else None
+        return cls(module.NAME, outcome.status, value, outcome.solution, Path(run_dir), evidence,
+                   extra.get("unique"), extra.get("count"), module, instance, keep)
+
+    def save(self, folder: str | Path) -> Path:
+        """Copy the run folder into `folder` (made if need be) and point `run_dir` at the copy."""
+        target = Path(folder) / self.run_dir.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(self.run_dir, target, ignore=shutil.ignore_patterns(".lock"))
+        self.run_dir, self._keep = target, None
+        return target
+
+    def audit(self, **options) -> AuditResult:
+        return audit(self.run_dir, **options)
+
+    def __rich__(self):
+        from rich.console import Group
+        from rich.text import Text
+
+        from smtpuzzles.render import status_text
+
+        head = Text(f"{self.puzzle} ").append_text(status_text(self.status))
+        if self.value is not None:
+            head.append(f"  {self.value}")
+        if self.solution is None:
+            return head
+        return Group(head, self._module.render(self._instance, self.solution, None))
+
+    def _repr_html_(self) -> str:
+        return _html(self)
+
+
+@dataclass
+class AuditResult:
+    """An audit's report: `verdict` (clean, consistent, FAILED, undecided, incomplete), `ok`,
+    `exit_code`, `findings`, `evidence`, `instance` and `rests_on`; `as_json()` as `--json`."""
+
+    report: Any
+
+    def __getattr__(self, name: str):
+        return getattr(self.report, name)
+
+    def __rich__(self):
+        from smtpuzzles.auditview import report_view
+
+        return report_view(self.report)
+
+    def _repr_html_(self) -> str:
+        return _html(self)
+
+
+def _html(renderable) -> str:
+    from rich.console import Console
+
+    console = Console(record=True, width=80, file=io.StringIO(), force_terminal=True)
+    console.print(renderable)
+    return console.export_html(inline_styles=True, code_format="<pre style=\"font-family:monospace\">{code}</pre>")
