@@ -488,3 +488,11 @@ def progress(digits: Sequence[int], proved: int | None):
 def describe(board: Board) -> str:
     clues = sum(1 for row in board.clues for v in row if v)
     return f"{board.size}x{board.size}, {board.box_rows}x{board.box_cols} boxes" + (f", {clues} clues" if clues else "")
+
+
+def reference(instance, claim: dict) -> str:
+    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.kingtour), which
+    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    return rules.reference(instance, claim).dimacs()

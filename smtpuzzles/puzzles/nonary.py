@@ -914,3 +914,11 @@ def _table_width(table) -> int:
 def describe(game: Game) -> str:
     rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
     return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"
+
+
+def reference(instance, claim: dict) -> str:
+    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.nonary), which
+    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    from smtpuzzles.puzzles.rules import nonary as rules
+
+    return rules.reference(instance, claim).dimacs()

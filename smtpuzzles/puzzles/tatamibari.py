@@ -422,3 +422,11 @@ def _colouring(regions, colours: int) -> dict:
 
 def describe(board: Board) -> str:
     return f"{board.width}x{board.height}, {len(board.clues)} clues"
+
+
+def reference(instance, claim: dict) -> str:
+    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.tatamibari), which
+    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    from smtpuzzles.puzzles.rules import tatamibari as rules
+
+    return rules.reference(instance, claim).dimacs()

@@ -1,0 +1,141 @@
+"""Claims that rest on the rules: with the main encoder deliberately stricter than the rules (one
+clause added: a digit forbidden at the first step, a door never passed, a rectangle never used), a
+solve makes a false claim, and its own checked proof audits clean. The reference encoding, written
+from the rules alone, must catch it: `audit --proof` fails the run (exit 1), with one finding naming
+the disagreement, for each kind of claim: a lexicographic optimum, a count optimum, uniqueness, an
+exact count and infeasibility. Honest runs audit clean with both proofs, and the report names the
+instance and what the claim rests on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from smtpuzzles.formula import CNF, Formula
+from smtpuzzles.puzzles import kingtour, nonary, tatamibari
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "scripts" / "examples"
+STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: "
+            "the encoder's formula is stricter than the rules")
+
+
+def stricter(module, monkeypatch, forbid):
+    """Make `module.encode` add the unit clause "not NAME" for each name `forbid(instance)` gives."""
+    real = module.encode
+
+    def encode(instance, encoding=None):
+        enc = real(instance, encoding) if encoding else real(instance)
+        cnf = CNF()
+        cnf.names, cnf.index = list(enc.formula.cnf.names), dict(enc.formula.cnf.index)
+        cnf.clauses = [list(c) for c in enc.formula.cnf.clauses]
+        cnf.amo_blocks = list(enc.formula.cnf.amo_blocks)
+        for name in forbid(instance):
+            cnf.add([-cnf.index[name]])
+        return dataclasses.replace(enc, formula=dataclasses.replace(Formula.from_cnf(cnf), z3_solver=enc.formula.z3_solver),
+                                   guess=None, second_guess=None)
+    monkeypatch.setattr(module, "encode", encode)
+
+
+def audited(cli, run_dir: Path) -> tuple[int, dict]:
+    code, out, err = cli("audit", run_dir, "--proof", "--json")
+    assert "Traceback" not in err, err
+    return code, json.loads(out)
+
+
+def failing(report: dict) -> list[tuple[str, str]]:
+    return [(f["section"], f["text"]) for f in report["findings"] if f["ok"] is False]
+
+
+def test_a_lex_optimum_below_the_true_one_fails_on_the_reference(cli, monkeypatch):
+    honest = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--encoding", "onehot", code=0)
+    stricter(kingtour, monkeypatch, lambda board: ["s0_4"])  # the first digit read may not be a 4
+    false = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--encoding", "onehot", code=0)
+    assert false["status"] == "optimal" and false["value"] < honest["value"] and false["value"][0] == "3"
+    code, report = audited(cli, Path(false["run_dir"]))
+    assert code == 1 and report["verdict"] == "FAILED"
+    assert failing(report) == [("reference", STRICTER)]  # the encoder's own proof checks: only the rules catch it
+    assert any(f["section"] == "proof" and f["ok"] is True for f in report["findings"])
+
+
+def test_a_count_optimum_below_the_true_one_fails_on_the_reference(cli, monkeypatch, tmp_path):
+    doors = tmp_path / "one-door.json"
+    doors.write_text("[[9, 0, -1]]")  # five of the nine can leave by the one door 9
+    stricter(nonary, monkeypatch, lambda game: ["used0"])
+    false = cli.solve_json("nonary", doors, "--encoding", "chains", code=0)
+    assert false["status"] == "optimal" and false["value"] == 0
+    code, report = audited(cli, Path(false["run_dir"]))
+    assert code == 1 and ("reference", STRICTER) in failing(report)
+
+
+@pytest.fixture
+def both_solutions(cli) -> list[list[list[int]]]:
+    """03.txt has exactly two solutions (the seeds' count); both, from a count run."""
+    assert json.loads((EXAMPLES / "tatamibari" / "expected.json").read_text())["03.txt"]["count"] == 2
+    counted = cli.solve_json("tatamibari", EXAMPLES / "tatamibari" / "03.txt", "--count", code=0)
+    assert counted["count"] == 2 and counted["count_complete"] is True
+    run_dir = Path(counted["run_dir"])
+    steps = [json.loads(line) for line in (run_dir / "steps.jsonl").read_text().splitlines()]
+    return [s["solution"]["regions"] for s in steps if s["result"] == "sat"]
+
+
+def rectangle_only_in(first, second) -> str:
+    """A rectangle of the first solution that the second does not use."""
+    (rect, *_) = sorted(set(tatamibari.rects_from_regions(first)) - set(tatamibari.rects_from_regions(second)))
+    return tatamibari.rect_name(rect)
+
+
+@pytest.mark.parametrize("mode", [("--unique",), ("--count",)], ids=["unique", "exact count"])
+def test_uniqueness_and_an_exact_count_that_miss_a_solution_fail_on_the_reference(cli, monkeypatch, both_solutions,
+                                                                                mode):
+    hidden = rectangle_only_in(*both_solutions)
+    stricter(tatamibari, monkeypatch, lambda board: [hidden])
+    false = cli.solve_json("tatamibari", EXAMPLES / "tatamibari" / "03.txt", *mode, code=0)
+    assert false.get("unique", True) is True and false.get("count", 1) == 1
+    code, report = audited(cli, Path(false["run_dir"]))
+    assert code == 1 and failing(report) == [("reference", STRICTER)]
+
+
+def test_infeasible_claimed_for_a_solvable_board_fails_on_the_reference(cli, monkeypatch):
+    board = EXAMPLES / "tatamibari" / "01.txt"
+    honest = cli.solve_json("tatamibari", board, code=0)
+    only = tatamibari.rect_name(tatamibari.rects_from_regions(honest["solution"]["regions"])[0])
+    stricter(tatamibari, monkeypatch, lambda b: [only])
+    false = cli.solve_json("tatamibari", board, code=0)
+    assert false["status"] == "infeasible"
+    code, report = audited(cli, Path(false["run_dir"]))
+    assert code == 1 and failing(report) == [("reference", STRICTER)]
+
+
+def test_certify_refuses_to_store_a_false_claim_in_one_line(cli, monkeypatch):
+    stricter(kingtour, monkeypatch, lambda board: ["s0_4"])
+    false = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--encoding", "onehot", code=0)
+    code, out, err = cli("certify", false["run_dir"])
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 1 and len(lines) == 1 and "stricter than the rules" in lines[0], err
+
+
+@pytest.mark.parametrize("puzzle,args,description", [
+    ("kingtour", ("--size", 4, "--box", "2x2"), "4x4, 2x2 boxes"),
+    ("tatamibari", (EXAMPLES / "tatamibari" / "01.txt", "--unique"), None),
+    ("nonary", (EXAMPLES / "nonary" / "01.json",), None),
+])
+def test_honest_runs_audit_clean_with_both_proofs_and_name_their_instance(cli, puzzle, args, description):
+    result = cli.solve_json(puzzle, *args, "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    run = json.loads((run_dir / "run.json").read_text())
+    assert {"proof", "reference_proof"} <= set(run) and (run_dir / "reference.lrat.gz").is_file()
+    code, report = audited(cli, run_dir)
+    assert code == 0 and report["verdict"] == "clean", failing(report)
+    assert report["instance"]["puzzle"] == puzzle and report["instance"]["sha256"] == run["instance_sha256"]
+    if description:
+        assert report["instance"]["description"] == description
+    assert any(r.startswith(f"the {puzzle} reference encoding") for r in report["rests_on"])
+    assert any(f["section"] == "reference" and f["ok"] and f["text"].startswith("LRAT proof of the reference formula")
+               for f in report["findings"])
+    code, out, err = cli("audit", run_dir, "--proof")
+    assert "instance: " + puzzle in out and "reference encoding, from the rules alone" in " ".join(out.split())
