@@ -505,6 +505,22 @@ def test_a_conflict_that_comes_only_from_a_bad_lemma_is_rejected():
     drup_rejects(*formula, ["-2 0", "1 0", "0"], 1)
 
 
+def test_a_bad_lemma_that_is_the_reason_of_its_own_literal_is_still_checked():
+    """The bad lemma (1 ∨ 2) comes when 1 is already false, so it sets 2 itself, which the conflict
+    then rests on. Before its check the lemma's assignment must be undone whichever of its literals
+    it set: were 2 still true, the lemma would look true at the top level and pass unchecked."""
+    formula = (3, [[-1], [-2, 3], [-2, -3]])  # models: 1 and 2 false
+    for text in (["1 2 0", "0"], ["2 1 0", "0"], ["1 2 0"], ["1 1 2 0", "0"]):
+        drup_rejects(*formula, text, 1)
+    formula = (4, [[-1], [-4], [-2, 3], [-2, -3]])  # a long lemma, set by its last literal
+    for text in (["1 4 2 0", "0"], ["4 1 2 0"]):
+        drup_rejects(*formula, text, 1)
+    # The same with the lemma deep in the proof: honest lemmas before it and after it.
+    formula = (4, [[-1], [-2, 3, 4], [-2, -3, 4], [-2, 3, -4], [-2, -3, -4]])  # 1 and 2 false
+    drup_rejects(*formula, ["-1 3 0", "1 2 0", "-2 4 0", "0"], 2)
+    drup_rejects(*formula, ["-2 4 3 0", "1 2 0", "-2 4 0", "0"], 2)
+
+
 def test_drup_literals_must_be_the_formulas():
     nvars, clauses, model = F_A
     for text, fragment in [(["3 0", "0"], "line 1: a variable outside the formula's 2"),
