@@ -23,6 +23,7 @@ from rich.text import Text
 from smtpuzzles.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped, plain
+from smtpuzzles.ticker import EVERY, Ticker
 
 SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
 VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow",
@@ -54,6 +55,15 @@ class ResolveProgress:
                 if self.lines_to:
                     print(f"audit: {escaped(event['query'])}: {event['solver']} answered {escaped(event['answer'])} "
                           f"in {event['seconds']:.1f} s", file=self.lines_to, flush=True)
+
+    def plain_line(self) -> str:
+        """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""
+        with self.lock:
+            now = time.monotonic()
+            busy = [f"{q} with {s} {now - t:.0f}s" for (q, s), t in sorted(self.running.items())]
+            done = len(self.done)
+        return f"audit {Path(self.folder).name}: " + (", ".join(busy) if busy else "reading and checking") + \
+            (f"; {done} done" if done else "")
 
     def __rich__(self):
         with self.lock:
@@ -116,28 +126,40 @@ def run_audit_command(args) -> int:
     console = Console()
     err = Console(stderr=True)
     rows: list[tuple[Path, Report | None, str]] = []
-    for folder in folders:
-        progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
-        busy = args.resolve or args.proof
-        live = Live(progress, console=err, refresh_per_second=4, transient=True) \
-            if (busy and err.is_terminal and not args.json) else None
+    current: list[ResolveProgress] = []
+    every = 0 if err.is_terminal else getattr(args, "progress_every", EVERY)
+    with Ticker(lambda: current[-1].plain_line() if current else "starting", every):
+        for folder in folders:
+            progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
+            current.append(progress)
+            row = _audit_one(args, folder, progress, err, solvers, len(folders))
+            rows.append(row)
+    return _print_audits(args, rows, console)
+
+
+def _audit_one(args, folder: Path, progress, err, solvers, folders: int):
+    """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
+    busy = args.resolve or args.proof
+    live = Live(progress, console=err, refresh_per_second=4, transient=True) \
+        if (busy and err.is_terminal and not args.json) else None
+    try:
+        if live:
+            live.start()
         try:
+            report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
+                           timeout=args.time_limit, progress=progress if busy else None, proof=args.proof)
+        finally:
             if live:
-                live.start()
-            try:
-                report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
-                               timeout=args.time_limit, progress=progress if (args.resolve or args.proof) else None,
-                               proof=args.proof)
-            finally:
-                if live:
-                    live.stop()
-        except InputError as exc:
-            if len(folders) == 1:
-                raise
-            print(f"smtpuzzles: error: {escaped(str(exc))}", file=sys.stderr)
-            rows.append((folder, None, str(exc)))
-            continue
-        rows.append((folder, report, ""))
+                live.stop()
+    except InputError as exc:
+        if folders == 1:
+            raise
+        print(f"smtpuzzles: error: {escaped(str(exc))}", file=sys.stderr)
+        return folder, None, str(exc)
+    return folder, report, ""
+
+
+def _print_audits(args, rows, console) -> int:
     codes = [report.exit_code if report else 2 for _, report, _ in rows]
     code = next(c for c in SEVERITY if c in codes)
     if args.json:

@@ -28,6 +28,7 @@ from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch
 from smtpuzzles.locking import FolderBusy, FolderLock
 from smtpuzzles.results import collect_results, results_table
+from smtpuzzles.ticker import EVERY, Ticker
 
 __all__ = ["Batch", "Job", "load_batch", "run_batch", "run_batch_cli", "run_job", "collect_results",
            "results_table", "summary_table", "dask_client", "write_summary"]
@@ -167,20 +168,24 @@ def _ctrl_c_only_in_a_run() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console: Console | None = None) -> list[dict]:
+def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console: Console | None = None,
+              progress_every: float = EVERY) -> list[dict]:
     console = console or Console()
     board = ProgressBoard(batch.jobs)
+    # Off a terminal (a log, nohup) the live table becomes a plain line every few seconds.
+    ticker = Ticker(board.plain_line, progress_every if not console.is_terminal else 0)
     # A job split into cubes sends them to the batch's own cluster (from the worker running it).
     specs = [{**job.spec(), "scheduler": scheduler} for job in batch.jobs]
     results: dict[str, dict] = {}
     live = Live(board, console=console, refresh_per_second=2, transient=False) if console.is_terminal else None
+    client = dask_client(scheduler) if scheduler else None  # an unreachable one: one line, before any progress
     if live:
         live.start()
+    ticker.__enter__()
     try:
-        if scheduler:
+        if client is not None:
             from dask.distributed import as_completed
 
-            client = dask_client(scheduler)
             futures = {client.submit(run_job, spec, pure=False, key=f"smtpuzzles-{spec['name']}-{time.time_ns()}"): spec
                        for spec in specs}
             try:
@@ -213,6 +218,7 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
     finally:
+        ticker.__exit__()
         if live:
             live.stop()
     ordered = [results[job.name] for job in batch.jobs]
@@ -244,7 +250,8 @@ def run_batch_cli(args) -> int:
     if args.scheduler:  # fail with one line before anything runs
         require_dask()
     console = Console()
-    rows = run_batch(batch, jobs=args.jobs, scheduler=args.scheduler, console=console)
+    rows = run_batch(batch, jobs=args.jobs, scheduler=args.scheduler, console=console,
+                     progress_every=getattr(args, "progress_every", EVERY))
     console.print(summary_table(rows))
     console.print(f"summary: {batch.out / 'summary.json'} and summary.csv")
     return 0 if all(r["status"] in FINISHED for r in rows) else 1

@@ -123,6 +123,12 @@ class ProgressBoard:
                 continue
             self.seen[job.name] = read_progress(run_dir)
 
+    def plain_line(self) -> str:
+        """One line for a log (smtpuzzles.ticker): jobs done, and what each running one reports."""
+        running = [f"{job.name} {self.seen[job.name].get('progress') or 'running'}" for job in self.jobs
+                   if job.name not in self.done and self.seen.get(job.name, {}).get("state") == "running"]
+        return f"batch: {len(self.done)} of {len(self.jobs)} jobs done" + (f"; {', '.join(running)}" if running else "")
+
     def __rich__(self) -> Table:
         elapsed = time.perf_counter() - self.started
         table = compact_table(f"batch: {len(self.done)}/{len(self.jobs)} done, {elapsed:.0f}s")

@@ -21,9 +21,10 @@ from rich.text import Text
 from smtpuzzles import __version__, puzzles
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import (RUNS, check_new_file, check_writable_folder, is_url, read_input, split_after_argument,
-                                time_limit_argument, whole_number_argument)
+from smtpuzzles.inputs import (RUNS, check_new_file, check_writable_folder, is_url, progress_every_argument, read_input,
+                                split_after_argument, time_limit_argument, whole_number_argument)
 from smtpuzzles.shown import escaped, plain
+from smtpuzzles.ticker import EVERY, Ticker
 from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="input file or - for stdin; a URL where the puzzle reads one (see below)")
     solve.add_argument("--out", default=RUNS, metavar="DIR", help="folder for run ledgers")
     solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
+    progress_flag(solve)
     solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed per solver check, a finite positive number (default: no limit)")
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
@@ -145,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "and check it; with all, also prove every recorded UNSAT step (Boolean encodings)")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
+    progress_flag(audit)
 
     certify = sub.add_parser("certify", help="add a checked proof to a finished run",
                              description="Refute the run's closing UNSAT claim again with a proof-logging SAT "
@@ -178,16 +181,24 @@ def build_parser() -> argparse.ArgumentParser:
     results = sub.add_parser("results", help="a table of every run under a folder")
     results.add_argument("dir", nargs="?", default=RUNS, help=f"a folder of runs (default {RUNS}; results holds the "
                          "published records)")
-    results.add_argument("--no-audit", action="store_true", help="skip auditing each run")
+    results.add_argument("--audit", action="store_true", help="audit each run too (as `smtpuzzles audit` does)")
+    results.add_argument("--no-audit", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     results.add_argument("--json", action="store_true")
+    progress_flag(results)
 
     batch = sub.add_parser("batch", help="run a TOML job file")
     batch.add_argument("jobs_file", metavar="JOBS.toml", help="the job file (scripts/examples.toml is the model)")
     batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
     batch.add_argument("--out", metavar="DIR", help=f"output folder (default: the job file's, else {RUNS})")
+    progress_flag(batch)
     parser.commands = dict(sub.choices)
     return parser
+
+
+def progress_flag(parser) -> None:
+    parser.add_argument("--progress-every", type=progress_every_argument, default=EVERY, metavar="S",
+                        help=f"off a terminal, a progress line every S seconds (default {EVERY:g}; 0: none)")
 
 
 def main(argv=None) -> int:
@@ -326,7 +337,6 @@ def check_resume(args) -> None:
 
 
 def cmd_solve(args) -> int:
-    from smtpuzzles import run as runner
 
     module = puzzles.get(args.puzzle)  # an unknown name is refused before anything else
     if args.svg:
@@ -334,6 +344,16 @@ def cmd_solve(args) -> int:
     err = Console(stderr=True)
     progress = ProgressView(module)
     live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
+    # Off a terminal (a log, nohup, a pipe), a plain line every --progress-every seconds instead.
+    ticker = Ticker(progress.plain_line, 0 if err.is_terminal else args.progress_every)
+    with ticker:
+        outcome, ledger, module, instance = solve_or_resume(args, module, progress, live)
+    return finish_solve(args, module, instance, outcome, ledger, err)
+
+
+def solve_or_resume(args, module, progress, live):
+    from smtpuzzles import run as runner
+
     if args.resume:
         check_resume(args)
         if live:
@@ -377,6 +397,13 @@ def cmd_solve(args) -> int:
         finally:
             if live:
                 live.stop()
+    return outcome, ledger, module, instance
+
+
+def finish_solve(args, module, instance, outcome, ledger, err) -> int:
+    """After the run is sealed: the proofs when asked (--certify), then the answer."""
+    from smtpuzzles import run as runner
+
     run = ledger.run
     certify_failed = False
     if args.certify and outcome.certificate is not None:
@@ -478,6 +505,23 @@ class ProgressView:
             except InputError as exc:  # a resumed folder's odd value: the display says so, the run goes on
                 return [one_line(str(exc))[:80]]
         return view_lines(self._summary, self.clock() - self.last_step)
+
+    def plain_line(self) -> str:
+        """One line of where the run stands, for a log (smtpuzzles.ticker): checks, position, best."""
+        self.lines()  # the summary of the steps so far
+        p = self._summary
+        if p is None:
+            where = self.words
+        elif p.objective == "lex" and p.length is not None:
+            where = (f"position {p.position} of {p.length}, {p.proved} proved" if p.position is not None
+                     else f"all {p.length} positions proved")
+        else:
+            where = f"{self.words[:40]}"
+        best = ""
+        if self.best is not None:
+            shown = str(self.puzzle.value_json(self.best))
+            best = f"; best {shown if len(shown) <= 24 else shown[:21] + '...'}"
+        return f"{self.puzzle.NAME}: {self.checks} checks; {where}{best}"
 
     def __rich__(self):
         elapsed = self.clock() - self.started
@@ -635,10 +679,16 @@ def cmd_convert(args) -> int:
 def cmd_results(args) -> int:
     from smtpuzzles.batch import collect_results, results_table
 
+    # Reading every folder is fast; auditing each is not (the 12x12 record's symmetry lemma alone takes
+    # seconds), so the audit is asked for with --audit, with a progress line off a terminal.
+    current: list[str] = []
+    every = 0 if Console(stderr=True).is_terminal else args.progress_every
+    with Ticker(lambda: current[0] if current else "results: looking for run folders", every):
+        rows = collect_results(Path(args.dir), with_audit=args.audit, progress=current)
     if args.json:
-        print(json.dumps(collect_results(Path(args.dir), with_audit=not args.no_audit)))
+        print(json.dumps(rows))
     else:
-        Console().print(results_table(Path(args.dir), with_audit=not args.no_audit))
+        Console().print(results_table(Path(args.dir), rows=rows))
     return 0
 
 

@@ -70,14 +70,18 @@ def seconds_or_zero(value, where: str) -> float:
         raise InputError(f"{repr(value)[:40]} is not 0 or a finite positive number of seconds", where) from None
 
 
-def split_after_argument(text: str) -> float:
+def split_after_argument(text: str, flag: str = "--split-after") -> float:
     """`seconds_or_zero` for argparse's `type=`: its error becomes the parser's one-line message."""
     import argparse
 
     try:
-        return seconds_or_zero(text, "--split-after")
+        return seconds_or_zero(text, flag)
     except InputError as exc:
         raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def progress_every_argument(text: str) -> float:
+    return split_after_argument(text, "--progress-every")
 
 
 def read_capped(stream: BinaryIO, where: str, limit: int = MAX_INPUT_BYTES) -> bytes:

@@ -13,7 +13,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.shown import plain
 
 
-def results_table(folder: Path, with_audit: bool = True) -> Group:
+def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None = None) -> Group:
     """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
     start time; the full path is in `results --json`. Unreadable runs are explained below it."""
     table = compact_table(plain(f"runs under {folder}"))
@@ -24,14 +24,20 @@ def results_table(folder: Path, with_audit: bool = True) -> Group:
     table.add_column("s", no_wrap=True, justify="right", min_width=3)
     table.add_column("audit", no_wrap=True, min_width=5)
     notes = []
-    for row in collect_results(folder, with_audit):
-        verdict = row["audit"] or ""
-        shown = verdict if len(verdict) <= 10 else verdict.split(":")[0]
-        if shown != verdict:
-            notes.append(plain(f"{row['run']}: {verdict}", style="red"))
+    rows = collect_results(folder, with_audit) if rows is None else rows
+    for row in rows:
+        verdict = row["audit"]
+        if verdict is None:  # read, not audited (results --audit does)
+            cell = plain("—", style="dim")
+        else:
+            shown = verdict if len(verdict) <= 10 else verdict.split(":")[0]
+            if shown != verdict:
+                notes.append(plain(f"{row['run']}: {verdict}", style="red"))
+            cell = plain(shown, style="green" if verdict in ("clean", "consistent") else "bold red")
         table.add_row(plain(run_label(row["run"])), plain(row["instance"]), status_cell(row), plain(value_text(row, 12)),
-                      f"{row['seconds']:.1f}",
-                      plain(shown, style="green" if verdict in ("clean", "consistent") else "bold red"))
+                      f"{row['seconds']:.1f}", cell)
+    if any(row["audit"] is None for row in rows):
+        notes.append(plain("audit —: read and hash-checked, not audited; add --audit to audit each run", style="dim"))
     return Group(table, *notes)
 
 
@@ -47,7 +53,7 @@ def run_label(relative: str) -> str:
     return f"{head} {stamp}"
 
 
-def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
+def collect_results(folder: Path, with_audit: bool = True, progress: list | None = None) -> list[dict]:
     """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
     from smtpuzzles.auditor import audit
     from smtpuzzles.errors import LedgerError
@@ -58,7 +64,10 @@ def collect_results(folder: Path, with_audit: bool = True) -> list[dict]:
     if not folder.is_dir():
         raise InputError("is a file, not a folder of runs", str(folder))
     rows = []
-    for run_dir in run_folders(folder):
+    found = run_folders(folder)
+    for number, run_dir in enumerate(found, 1):
+        if progress is not None:  # for a log's progress line: which run of how many
+            progress[:] = [f"results: run {number} of {len(found)}, {os.path.relpath(run_dir, folder)}"]
         row = {"run": os.path.relpath(run_dir, folder), "puzzle": "?", "instance": "", "status": "unreadable",
                "value": None, "count": None, "count_complete": None, "unique": None, "seconds": 0.0, "audit": None}
         rows.append(row)

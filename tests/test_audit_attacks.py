@@ -190,7 +190,7 @@ def test_results_never_shows_a_complete_count_the_audit_did_not_check(cli):
     """03.txt has two solutions. A count stopped at its limit (1) with count_complete set to 1."""
     run_dir = solve(cli, "tatamibari", TATAMIBARI / TWO_SOLUTIONS, "--count", 1)
     edit_run(run_dir, lambda run: run["extra"].update(count_complete=1))
-    code, out, _ = cli("results", run_dir.parent, "--json")
+    code, out, _ = cli("results", run_dir.parent, "--json", "--audit")
     (row,) = json.loads(out)
     assert not (row["count_complete"] and row["audit"] in ("clean", "consistent")), row
 
@@ -198,7 +198,7 @@ def test_results_never_shows_a_complete_count_the_audit_did_not_check(cli):
 def test_an_unknown_run_cannot_carry_a_complete_count(cli):
     run_dir = solve(cli, "tatamibari", TATAMIBARI / TWO_SOLUTIONS, "--count")
     edit_run(run_dir, lambda run: run.update(status="unknown", value=None, extra={"count": 99, "count_complete": True}))
-    code, out, _ = cli("results", run_dir.parent, "--json")
+    code, out, _ = cli("results", run_dir.parent, "--json", "--audit")
     (row,) = json.loads(out)
     assert not (row["count"] == 99 and row["audit"] in ("clean", "consistent")), row
 
@@ -339,7 +339,7 @@ def test_a_block_claim_of_the_wrong_shape_is_one_line(cli):
 def test_results_lists_the_other_runs_when_one_audit_crashes(cli):
     bad = _block_claim_of_the_wrong_shape(cli)
     good = nonary_run(cli)
-    code, out, _ = cli("results", good.parent, "--json")
+    code, out, _ = cli("results", good.parent, "--json", "--audit")
     rows = {Path(r["run"]).name: r for r in json.loads(out)}
     assert code == 0 and set(rows) == {bad.name, good.name}
 

@@ -453,7 +453,7 @@ def test_results_marks_a_bad_folder_and_lists_the_rest(cli, tmp_path):
     outside = tmp_path / "elsewhere"
     shutil.copytree(good, outside / "run")
     (good.parent / "link").symlink_to(outside)  # a folder that leaves the results folder
-    code, out, err = cli("results", good.parent, "--json")
+    code, out, err = cli("results", good.parent, "--json", "--audit")
     rows = {Path(r["run"]).name: r for r in json.loads(out)}
     assert code == 0 and set(rows) == {good.name, bad.name}, rows
     assert rows[good.name]["audit"] == "consistent"

@@ -88,10 +88,10 @@ def test_mixed_batch_matches_the_seeds(cli, tmp_path):
     assert code == 0, err
     rows = check_summary(tmp_path / "out")
     assert len(rows) == 11
-    code, out, err = cli("results", tmp_path / "out", "--json")
+    code, out, err = cli("results", tmp_path / "out", "--json", "--audit")
     found = json.loads(out)
     assert code == 0 and len(found) == 11 and {r["audit"] for r in found} <= {"clean", "consistent"}
-    code, out, err = cli("results", tmp_path / "out")
+    code, out, err = cli("results", tmp_path / "out", "--audit")
     assert code == 0 and out.count("clean") + out.count("consistent") == 11
 
 

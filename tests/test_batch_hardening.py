@@ -229,12 +229,12 @@ def test_count_and_uniqueness_show_everywhere(cli, tmp_path):
     by_job = {line.split(",")[0]: line for line in csv_lines[1:]}
     assert f",{expected},True," in by_job["count"] and ",5,False," in by_job["first5"]
 
-    code, out, err = cli("results", tmp_path / "out", "--json")
+    code, out, err = cli("results", tmp_path / "out", "--json", "--audit")
     found = {Path(r["run"]).parts[1]: r for r in json.loads(out)}
     assert code == 0 and found["count"]["count"] == expected and found["unique"]["unique"] is False
     # Runs whose answer rests on an UNSAT step audit "consistent" (not re-solved), the others "clean".
     assert {r["audit"] for r in found.values()} == {"clean", "consistent"}
-    code, out, err = cli("results", tmp_path / "out")
+    code, out, err = cli("results", tmp_path / "out", "--audit")
     assert code == 0 and f"{expected} solutions" in out and "not unique" in out
     assert out.count("clean") + out.count("consistent") == 4
 

@@ -122,7 +122,7 @@ def test_3_a_hostile_folder_name_is_shown_escaped_everywhere(kingtour_4x4, tmp_p
     kingtour_4x4.rename(hostile)
     outputs = []
     for command in (("audit", hostile), ("audit", hostile, kingtour_4x4.parent / "missing"), ("show", hostile),
-                    ("results", hostile.parent), ("audit", hostile.parent / (HOSTILE_NAME + "-gone"))):
+                    ("results", hostile.parent, "--audit"), ("audit", hostile.parent / (HOSTILE_NAME + "-gone"))):
         done = smtpuzzles(*command, cwd=tmp_path)
         assert "Traceback" not in done.stderr, done.stderr
         outputs.append(done.stdout + done.stderr)
@@ -150,7 +150,7 @@ def test_3_any_control_character_or_markup_in_a_name_is_escaped_on_every_printed
         shutil.rmtree(folder)
     shutil.copytree(kingtour_4x4, folder)
     try:
-        for args in (("audit", folder), ("audit", folder, kingtour_4x4), ("show", folder), ("results", folder.parent),
+        for args in (("audit", folder), ("audit", folder, kingtour_4x4), ("show", folder), ("results", folder.parent, "--audit"),
                      ("audit", str(folder) + "-missing")):
             code, out, err = cli(*args)
             printed = out + err

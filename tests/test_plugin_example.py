@@ -84,7 +84,7 @@ def test_solve_audit_show_results_and_export_work_on_the_plugin(plugin, cli, tmp
     code, out, err = cli("show", result["run_dir"])
     assert code == 0 and out.count("K ") == result["value"] and "breaks the rules" not in out
 
-    code, out, err = cli("results", runs, "--json")
+    code, out, err = cli("results", runs, "--json", "--audit")
     rows = {row["value"]: row for row in json.loads(out)}
     assert code == 0 and rows[result["value"]]["instance"] == kings.describe(board)
     assert rows[1]["instance"].endswith("torus") and rows[1]["audit"] in ("clean", "consistent")
@@ -97,7 +97,7 @@ def test_solve_audit_show_results_and_export_work_on_the_plugin(plugin, cli, tmp
 def test_a_puzzle_without_optional_hooks_works_in_every_command(plugin, cli, tmp_path):
     result = cli.solve_json("barekings", "-", stdin="...\n.#.\n...\n")
     assert result["status"] == "optimal" and result["value"] == 4
-    code, out, err = cli("results", tmp_path / "runs", "--json")
+    code, out, err = cli("results", tmp_path / "runs", "--json", "--audit")
     [row] = json.loads(out)
     assert code == 0 and row["puzzle"] == "barekings" and row["instance"] == "" and row["audit"] == "consistent"
     code, out, err = cli("show", result["run_dir"])

@@ -1,0 +1,76 @@
+"""Off a terminal (a log, nohup, a pipe) long work prints a plain progress line every
+--progress-every seconds: elapsed time and where the work stands, within 80 columns, with no
+control sequences; on a terminal the live display does that instead, and --progress-every 0 is quiet."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from smtpuzzles.ticker import Ticker, clock
+
+ROOT = Path(__file__).resolve().parents[1]
+LINE = re.compile(r"^\[\d+:\d\d:\d\d\] \S")
+
+
+def piped(*args, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "smtpuzzles", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+def progress_lines(err: str) -> list[str]:
+    lines = [line for line in err.splitlines() if LINE.match(line)]
+    assert all(len(line) <= 80 and not re.search(r"[\x00-\x1f\x7f-\x9f]", line) for line in lines), lines
+    return lines
+
+
+def test_a_piped_solve_says_where_it_stands_at_a_steady_pace(tmp_path):
+    done = piped("solve", "kingtour", "--size", 8, "--box", "2x4", "--progress-every", 0.2, "--out", tmp_path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = progress_lines(done.stderr)
+    assert len(lines) >= 3, done.stderr
+    assert any(re.search(r"kingtour: \d+ checks; position \d+ of 64, \d+ proved; best [0-9A-G]", line) for line in lines)
+    # the same run with the lines turned off says nothing on stderr
+    quiet = piped("solve", "kingtour", "--size", 6, "--progress-every", 0, "--out", tmp_path, cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_a_piped_batch_audit_and_results_print_progress_lines(tmp_path):
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text('[[job]]\nname = "eight"\npuzzle = "kingtour"\nsize = 8\nbox = "2x4"\n'
+                    '[[job]]\nname = "six"\npuzzle = "kingtour"\nsize = 6\n')
+    done = piped("batch", jobs, "--progress-every", 0.2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert any(re.search(r"batch: \d of 2 jobs done", line) for line in progress_lines(done.stderr + done.stdout))
+    run_dir = next((tmp_path / "runs" / "jobs" / "six").iterdir())
+    done = piped("audit", run_dir, "--proof", "--progress-every", 0.2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert any(line.split("] ", 1)[1].startswith(f"audit {run_dir.name}") for line in progress_lines(done.stderr))
+    done = piped("results", tmp_path / "runs", "--audit", "--progress-every", 0.05, cwd=tmp_path)
+    assert done.returncode == 0 and any("results: run " in line for line in progress_lines(done.stderr)), done.stderr
+
+
+def test_the_ticker_keeps_its_pace_survives_a_failing_line_and_stops_with_its_block():
+    out = io.StringIO()
+    calls = iter(["first", None])
+
+    def line():
+        value = next(calls, "later")
+        if value is None:
+            raise KeyError("gone")
+        return value
+    with Ticker(line, 0.05, stream=out):
+        time.sleep(0.4)
+    lines = out.getvalue().splitlines()
+    assert 4 <= len(lines) <= 9 and lines[0].endswith("] first") and lines[1].endswith("(progress unavailable: KeyError)")
+    after = len(out.getvalue())
+    time.sleep(0.15)
+    assert len(out.getvalue()) == after  # stopped with the block
+    quiet = io.StringIO()
+    with Ticker(lambda: "x" * 200, 0, stream=quiet):
+        time.sleep(0.1)
+    assert quiet.getvalue() == "" and clock(3725.9) == "1:02:05"
