@@ -4,7 +4,9 @@ An UNSAT answer on a Boolean encoding is a claim about every assignment; this mo
 evidence an auditor can check without trusting a solver. `dimacs` writes the query (the base CNF
 plus each assumption asserted, exactly as the sat engine adds them) as deterministic DIMACS;
 `prove` refutes it with a proof-logging solver in a child process and returns its DRUP proof;
-`check` verifies the proof with a checker that shares no code with the solver.
+`check` verifies the proof with a checker that shares no code with the solver. `certify_query` makes
+the LRAT proof a run folder stores: CaDiCaL writes LRAT itself, a linear backward pass keeps what the
+refutation used, and smtpuzzles.lrat checks the result before it is returned.
 
 Nothing here knows a puzzle or the ledger: callers pass a `Formula` and assumption `Term`s.
 """
@@ -108,6 +110,9 @@ def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[lis
 # turns into text. Glucose 4.2 was the fastest on the 9x9 closing query (scripts/bench_proof.py).
 PROOF_SOLVERS = ("glucose42", "glucose4", "glucose3", "lingeling", "cadical153", "cadical195", "cadical300")
 DEFAULT_SOLVER = "glucose42"
+# certify_query's own path: CaDiCaL 1.9.5 writing LRAT, so nothing is checked backwards in Python.
+LRAT_SOLVER = "cadical195-lrat"
+CERTIFY_SOLVERS = (LRAT_SOLVER, *PROOF_SOLVERS)
 SAT, UNSAT = 10, 20  # the child's exit status, as SAT solvers report it
 
 
@@ -127,16 +132,21 @@ class Proof:
 def prove(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = None) -> Proof:
     """Refute the query with a proof-logging solver in a child process (killed on timeout or
     interrupt) and return its proof. A satisfiable query, a timeout or a crash raise ProofError."""
+    if solver not in PROOF_SOLVERS:
+        raise ProofError(f"unknown proof solver {solver!r} (one of {', '.join(PROOF_SOLVERS)})", "proof")
+    return Proof(*_refute(query, solver, timeout))
+
+
+def _refute(query: Dimacs, solver: str, timeout: float | None) -> tuple[bytes, str, float]:
+    """(proof text, solver, wall seconds) from `python -m smtpuzzles.proof SOLVER` on the query."""
     import subprocess
     import sys
     import tempfile
     import time
     from pathlib import Path
 
-    if solver not in PROOF_SOLVERS:
-        raise ProofError(f"unknown proof solver {solver!r} (one of {', '.join(PROOF_SOLVERS)})", "proof")
     with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-        cnf_path, proof_path = Path(tmp, "query.cnf"), Path(tmp, "proof.drup")
+        cnf_path, proof_path = Path(tmp, "query.cnf"), Path(tmp, "proof.txt")
         cnf_path.write_bytes(query.data)
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proof", solver, str(cnf_path), str(proof_path)],
@@ -157,7 +167,7 @@ def prove(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = N
         if child.returncode != UNSAT:
             last = (err.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
             raise ProofError(f"{solver} failed (exit {child.returncode}): {last}", "proof")
-        return Proof(proof_path.read_bytes(), solver, seconds)
+        return proof_path.read_bytes(), solver, seconds
 
 
 def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
@@ -166,6 +176,8 @@ def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
     from pysat.solvers import Solver
 
     _, clauses = read_dimacs(Path(cnf_path).read_bytes(), cnf_path)
+    if solver == LRAT_SOLVER:
+        return _lrat_child(clauses, proof_path)
     with Solver(name=solver, bootstrap_with=clauses, with_proof=True) as engine:
         if engine.solve():
             return SAT
@@ -175,6 +187,99 @@ def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
             out.write(line)
             out.write("\n")
     return UNSAT
+
+
+def _lrat_child(clauses: list[list[int]], proof_path: str) -> int:
+    if [] in clauses:  # CaDiCaL writes nothing for an empty clause in its input: the refutation is one line
+        with open(proof_path, "w", encoding="ascii") as out:
+            out.write(f"{len(clauses) + 1} 0 {clauses.index([]) + 1} 0\n")
+        return UNSAT
+    engine = cadical_lrat_solver(open(proof_path, "w+b"))
+    try:
+        for clause in clauses:
+            # CaDiCaL numbers the clauses it is given 1, 2, ...; a clause with a repeated literal
+            # would cost a derived clause of its own. The checkers read a clause as a set too.
+            engine.add_clause(list(dict.fromkeys(clause)))
+        return SAT if engine.solve() else UNSAT
+    finally:
+        engine.delete()  # flushes and closes the proof file
+
+
+def cadical_lrat_solver(proof_file):
+    """A python-sat CaDiCaL 1.9.5 solver that writes its proof as LRAT text to `proof_file` (a file
+    opened "w+b"; the solver closes it when deleted).
+
+    CaDiCaL fixes its proof format when a proof file is attached, from the options set then, and
+    python-sat attaches its own (binary DRAT) in `Cadical195.new`, before `configure` can run. So
+    the solver is made without one, `lrat` and `binary` are set, and the file is attached with the
+    call `new` makes, `pysolvers.cadical195_tracepr`. This is the project's one use of python-sat
+    internals: whatever of them is missing or refuses is a ProofError that says so, and
+    certify_query falls back to the DRUP path."""
+    def lacks(what: str) -> ProofError:
+        return ProofError(f"python-sat lacks {what}, which CaDiCaL's LRAT proofs need", "proof")
+
+    try:
+        import pysolvers
+        from pysat.solvers import Cadical195
+    except ImportError as exc:
+        raise lacks(f"a module ({exc})") from None
+    for owner, name in ((pysolvers, "cadical195_tracepr"), (Cadical195, "configure")):
+        if not callable(getattr(owner, name, None)):
+            raise lacks(f"{getattr(owner, '__name__', owner)}.{name}")
+    engine = Cadical195()
+    try:
+        if not all(hasattr(engine, name) for name in ("cadical", "prfile", "prfp")):
+            raise lacks("the Cadical195 attributes cadical, prfile and prfp")
+        engine.configure({"lrat": 1, "binary": 0})
+        engine.prfp = pysolvers.cadical195_tracepr(engine.cadical, proof_file)
+    except ProofError:
+        engine.delete()
+        raise
+    except Exception as exc:  # noqa: BLE001 - a changed python-sat may fail in any way here
+        engine.delete()
+        raise lacks(f"a working pysolvers.cadical195_tracepr ({type(exc).__name__}: {str(exc)[:40]})") from None
+    engine.prfile = proof_file  # as for its own proof file: `delete` releases and closes it
+    return engine
+
+
+def trim_lrat(data: bytes, nclauses: int, trim: bool = True) -> bytes:
+    """The lemmas of CaDiCaL's LRAT proof `data` that the empty clause rests on, through hints (all
+    lemmas up to it when not `trim`), in their order, without deletions. One backward pass; not
+    trusted (smtpuzzles.lrat checks the result).
+
+    CaDiCaL hands out ids from one counter, to the query's clauses as it reads them and to each lemma
+    it writes. So the query's clauses get 1..nclauses, as the checker numbers them, unless a lemma was
+    derived while the query was still being read (a unit shortening a clause read before it); then
+    everything is renumbered: a query clause's id is its CaDiCaL id less the lemma ids below it, and
+    the lemmas kept follow the query's clauses."""
+    import bisect
+
+    kept: list[bytes] = []  # last first
+    needed: set[bytes] = set()  # ids (as text) of the hints of the lemmas kept
+    derived: list[int] = []  # every lemma's id
+    for line in reversed(data.split(b"\n")):
+        head, _, rest = line.partition(b" ")
+        if not rest or rest.startswith(b"d"):
+            continue  # a deletion (`ID d IDS 0`) or no line
+        derived.append(int(head))
+        if not kept and not rest.startswith(b"0 ") or kept and trim and head not in needed:
+            continue  # after the empty clause, or not used by what is kept
+        numbers = rest.split()
+        needed.update(numbers[numbers.index(b"0") + 1:-1])
+        kept.append(line)
+    kept.reverse()
+    if min(derived, default=nclauses + 1) > nclauses:
+        return b"".join(line + b"\n" for line in kept)
+    derived.sort()
+    ids: dict[int, int] = {}
+    out = []
+    for ident, line in enumerate(kept, nclauses + 1):
+        numbers = [int(x) for x in line.split()]
+        ids[numbers[0]] = ident
+        split = numbers.index(0, 1)
+        hints = [ids.get(h) or h - bisect.bisect_left(derived, h) for h in numbers[split + 1:-1]]
+        out.append(" ".join(map(str, [ident, *numbers[1:split + 1], *hints, 0])) + "\n")
+    return "".join(out).encode("ascii")
 
 
 # --------------------------------------------------------------------------------------- checking
@@ -256,20 +361,66 @@ class Certified:
     seconds: float  # proving, checking and writing, together
 
 
-def certify_query(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = None,
+def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None) -> Certified:
-    """Refute `query` with a proof-logging solver, check its DRUP proof backwards (smtpuzzles.drup),
-    keep only what the refutation used, write that as LRAT, and check the LRAT (smtpuzzles.lrat)
-    before returning it. Slow where checking is fast: the work a later audit would repeat is done
-    here once. ProofError when there is no proof or a check fails."""
-    import time
+    """Refute `query` and return the LRAT proof of it that smtpuzzles.lrat has checked; ProofError
+    when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
-    from smtpuzzles.drup import check_drup, to_lrat
-    from smtpuzzles.lrat import check_lrat
+    `solver` LRAT_SOLVER (the default): CaDiCaL 1.9.5 writes LRAT, `trim_lrat` keeps what the
+    refutation used. When python-sat cannot do that (see `cadical_lrat_solver`), one line says so and
+    the DRUP path below runs instead, with the reason in the returned solver's name.
+    A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.drup), the lemmas used
+    are written as LRAT, and that is checked; slower, by a Python checker's pace."""
+    import tempfile
+    import time
 
     say = progress or (lambda words: None)
     started = time.perf_counter()
+    if solver not in CERTIFY_SOLVERS:
+        raise ProofError(f"unknown proof solver {solver!r} (one of {', '.join(CERTIFY_SOLVERS)})", "proof")
+    name = solver
+    if solver == LRAT_SOLVER:
+        try:
+            with tempfile.TemporaryFile() as probe:
+                cadical_lrat_solver(probe).delete()
+        except ProofError as exc:
+            say(f"{exc.message}; proving with {DEFAULT_SOLVER} (DRUP, slower) instead")
+            solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
+    if solver == LRAT_SOLVER:
+        lrat, checked = _certify_lrat(query, timeout, say, started)
+    else:
+        lrat, checked = _certify_drup(query, solver, timeout, say)
+    if not checked.ok:  # a bug in the writer or the trim; never stored
+        raise ProofError(f"the LRAT proof written here was rejected: {checked.message}", "proof")
+    return Certified(lrat, checked.lemmas, name, time.perf_counter() - started)
+
+
+def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float):
+    import time
+
+    from smtpuzzles.lrat import check_lrat
+
+    raw, _, _ = _refute(query, LRAT_SOLVER, timeout)
+    say(f"keeping the lemmas the refutation used, of CaDiCaL's {len(raw) / 1e6:.1f} MB LRAT proof")
+    try:
+        lrat = trim_lrat(raw, query.clauses)
+    except ValueError:
+        raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
+    del raw
+    nvars, clauses = read_dimacs(query.text)
+    say(f"checking the {len(lrat) / 1e6:.1f} MB LRAT proof")
+    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
+    checked = check_lrat(nvars, clauses, lrat, deadline=deadline)
+    if checked.ok is None:
+        raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
+    return lrat, checked
+
+
+def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say):
+    from smtpuzzles.drup import check_drup, to_lrat
+    from smtpuzzles.lrat import check_lrat
+
     made = prove(query, solver=solver, timeout=timeout)
     nvars, clauses = read_dimacs(query.text)
     steps, names = read_proof(made.text, nvars)
@@ -279,10 +430,7 @@ def certify_query(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | 
         raise ProofError(f"{solver}'s proof was rejected: {verdict.message}", "proof")
     say(f"writing the {verdict.checked:,} lemmas it used as LRAT")
     lrat = to_lrat(nvars, clauses, steps, verdict)
-    checked = check_lrat(nvars, clauses, lrat)  # the clauses parsed above: the checkers copy, never change them
-    if not checked.ok:  # a bug in the writer; never stored
-        raise ProofError(f"the LRAT proof written here was rejected: {checked.message}", "proof")
-    return Certified(lrat, checked.lemmas, solver, time.perf_counter() - started)
+    return lrat, check_lrat(nvars, clauses, lrat)  # the clauses parsed above: the checkers copy, never change them
 
 
 def check_lrat_text(query: Dimacs | str | bytes, lrat, deadline: float | None = None) -> tuple[bool | None, str, int]:
@@ -349,10 +497,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 3 or args[0] not in PROOF_SOLVERS:
+    if len(args) != 3 or args[0] not in CERTIFY_SOLVERS:
         print("usage: python -m smtpuzzles.proof SOLVER QUERY.cnf PROOF_OUT", file=sys.stderr)
         return 2
-    return _prove_child(*args)
+    try:
+        return _prove_child(*args)
+    except ProofError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
