@@ -285,7 +285,7 @@ def kt_random_clues(n, br, bc, seed, blanks):
 
 # (box, seed): clue sets of 14 digits whose 3 or 4 completions the brute force searches in well
 # under a second (on some grids it takes minutes: its cuts help little when many tours tie for long).
-@pytest.mark.parametrize("box,seed", [("2x3", 2), ("2x3", 11), ("3x2", 4)])
+@pytest.mark.parametrize("box,seed", [("2x3", 2), ("3x2", 4)])
 def test_kingtour_6x6_with_clues(box, seed):
     br, bc = kingtour.parse_box(box, 6)
     clues = kt_random_clues(6, br, bc, seed, blanks=22)
@@ -414,7 +414,6 @@ NONARY_CYCLES = [
     [[6, 0, 1], [9, 0, -1], [9, 1, -1], [6, 1, 0], [8, 0, 1], [9, 1, -1], [8, 1, 0]],
     [[9, 0, -1], [9, 1, -1], [7, 0, 1], [4, 0, 1], [1, 1, 0], [1, 1, 0]],
     [[3, 0, 1], [9, 1, -1], [6, 1, 0], [3, 0, 1]],
-    [[9, 1, -1], [1, 1, 0], [1, 0, 1], [3, 0, 1], [9, 0, -1], [7, 1, 0]],
     [[1, 0, 1], [2, 1, 0], [3, 0, 1], [4, 1, 0], [9, 0, -1]],
     [[5, 1, 2], [9, 0, -1], [5, 0, 1], [9, 2, -1]],
 ]

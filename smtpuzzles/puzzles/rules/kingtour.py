@@ -75,8 +75,8 @@ def reference(board, claim: dict) -> Reference:
 
     # Lexicographically greater than best: the number equals best on steps before some step i and
     # reads a larger digit than best at i. "same i" holds only if steps 0..i-1 read best's digits.
-    same = [ref.true()] + [ref.var(f"same as best before step {i}") for i in range(1, n * n + 1)]
-    for i in steps:
+    same = [ref.true()] + [ref.var(f"same as best before step {i}") for i in range(1, n * n)]
+    for i in steps[:-1]:
         ref.add([-same[i + 1], same[i]])
         ref.add([-same[i + 1]] + ([reads[i, best[i]]] if best[i] in digits else []))
     beats = [ref.var(f"first beats best at step {i}") for i in steps]
