@@ -381,7 +381,9 @@ def _check_models(report: Report, folder, rules: Rules):
             witnesses.append((f"step {step['index']}", worth))
     if not bad:
         n_sat = sum(1 for s in folder.steps if s["result"] == "sat")
-        report.add("models", True, f"{n_sat} recorded models pass the {rules.module.NAME} referee and meet their claims")
+        name = rules.module.NAME
+        report.add("models", True, f"the 1 recorded model passes the {name} referee and meets its claim" if n_sat == 1
+                   else f"{n_sat} recorded models pass the {name} referee and meet their claims")
     claimed = folder.run.get("value")
     if folder.saved is not None:
         problems, worth = rules.judge(folder.solution, str(folder.path / "solution.json"))

@@ -53,7 +53,8 @@ class ResolveProgress:
                 self.running.pop(key, None)
                 self.done.append(event)
                 if self.lines_to:
-                    print(f"audit: {escaped(event['query'])}: {event['solver']} answered {escaped(event['answer'])} "
+                    verb = "answered" if event["answer"] in ("sat", "unsat", "unknown") else "was"
+                    print(f"audit: {escaped(event['query'])}: {event['solver']} {verb} {escaped(event['answer'])} "
                           f"in {event['seconds']:.1f} s", file=self.lines_to, flush=True)
 
     def plain_line(self) -> str:

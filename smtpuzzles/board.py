@@ -173,7 +173,7 @@ def read_progress(run_dir: Path) -> dict:
                 found = sum(s["result"] == "sat" for s in steps if s["claim"]["op"] in ("first", "block"))
                 info["found"] = f"{found} found"
             if claim["op"] == "exceed":
-                info["progress"] = f"{claim['pos'] + (last['result'] == 'unsat')} fixed"
+                info["progress"] = f"{claim['pos'] + (last['result'] == 'unsat')} proved"
             else:
                 info["progress"] = f"{len(steps)} checks"
     except (OSError, ValueError, KeyError, TypeError):

@@ -374,6 +374,8 @@ def solve_or_resume(args, module, progress, live):
         check_writable_folder(args.out, "--out")
         text, source = read_input(input_path)
         instance = module.load(text, source, options)
+        if args.unique and args.count is not None:  # as a job file refuses both
+            raise InputError("ask for unique or count, not both", "--count")
         mode = "optimise"
         if args.unique:
             mode = "unique"

@@ -237,7 +237,8 @@ def expected_pristine(kind: str, run_dir: Path) -> tuple[list[tuple[str, bool, s
     name = run["puzzle"]
     n_sat = sum(1 for s in steps if s["result"] == "sat")
     head = [("integrity", True, f"hash chain of {len(steps)} steps intact, sealed by run.json"),
-            ("models", True, f"{n_sat} recorded models pass the {name} referee and meet their claims")]
+            ("models", True, f"{n_sat} recorded models pass the {name} referee and meet their claims" if n_sat != 1
+             else f"the 1 recorded model passes the {name} referee and meets its claim")]
     if kind != "infeasible":
         head.append(("models", True, "solution.json passes the referee and has the claimed value"))
     lemma = run["encoding"].get("lemma")
@@ -494,7 +495,7 @@ def test_models_of_steps_that_are_not_sat_are_witnesses_only(run_of):
     certify_claim(run_dir, run, claim, 3)
     forge_chain(run_dir, run, steps)
     report = audit(run_dir)
-    assert texts(report, "models")[0] == (True, "1 recorded models pass the nonary referee and meet their claims")
+    assert texts(report, "models")[0] == (True, "the 1 recorded model passes the nonary referee and meets its claim")
     assert claims_finding(report) == (False, "optimal claimed, yet step 2 holds a better solution")
 
 

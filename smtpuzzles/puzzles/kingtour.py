@@ -482,6 +482,8 @@ def progress(digits: Sequence[int], proved: int | None):
                 continue
             out.append(ch, style="bold green" if done < k else "dim")
             done += 1
+    if proved is None or proved >= len(text):  # the whole number once, on one line, to copy
+        out.append("\n" + text)
     return out
 
 
