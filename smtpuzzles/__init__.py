@@ -1,8 +1,10 @@
 """smtpuzzles: optimal puzzle solving on SMT with recorded, re-checkable proofs.
 
     import smtpuzzles
-    result = smtpuzzles.solve("kingtour", {"size": 9, "box": "3x3"})
+    result = smtpuzzles.solve(PUZZLE, source)      # a path, text, a URL or a dict of options
     report = smtpuzzles.audit(result.run_dir, proof=True)
+
+(The README's "Using from Python" has examples for each puzzle.)
 
 See `smtpuzzles.api` for `solve`, `audit`, `Result` and `AuditResult`.
 """

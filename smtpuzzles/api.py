@@ -1,11 +1,10 @@
 """The Python API: `smtpuzzles.solve` and `smtpuzzles.audit`, what the command line does, as values.
 
-    >>> import smtpuzzles
-    >>> result = smtpuzzles.solve("kingtour", {"size": 4, "box": "2x2"})
-    >>> result.status, result.value
-    ('optimal', '4443342132113221')
-    >>> smtpuzzles.audit(result.run_dir, proof=True).verdict
-    'clean'
+    result = smtpuzzles.solve(PUZZLE, source)    # source: a path, text, a URL or a dict of options
+    result.status, result.value                   # ('optimal', ...), as `smtpuzzles solve` prints
+    smtpuzzles.audit(result.run_dir, proof=True).verdict    # 'clean'
+
+(The README's "Using from Python" has examples for each puzzle, run by tests/test_api.py.)
 
 Every answer has passed the puzzle's referee and every claim rests on its recorded ledger, exactly
 as on the command line. A solve keeps its run folder in a temporary directory unless `out` names a
@@ -34,9 +33,9 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
           encoding: str | None = None, certify: bool = False, **options: Any) -> Result:
     """Solve one instance of `puzzle` and return its `Result`.
 
-    `source` is a file path, the input text itself, a URL (Tatamibari), or a dict of the puzzle's
-    options and inline keys (King's tour: `size`, `box`, `clues`; Nonary: `doors`; Rogue: `map`;
-    Tatamibari: `grid` or `url`); keyword `options` are the same keys. `unique` asks whether the
+    `source` is a file path, the input text itself, a URL (for a puzzle that reads them), or a dict
+    of the puzzle's options and inline job keys (`smtpuzzles solve --help` lists them); keyword
+    `options` are the same keys. `unique` asks whether the
     solution is unique, `count` for every solution (True) or up to that many; `time_limit` bounds
     each solver check in seconds (a run that runs out is `unknown`, never `optimal`). `certify`
     stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.

@@ -224,6 +224,9 @@ def _prove_query(report: Report, folder, kind: ProofKind, query, claim: dict, ti
     if kind.key in folder.run:
         _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
         return
+    if kind is REFERENCE:
+        _make_reference_proof(report, query, timeout, progress)
+        return
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
           "at": time.monotonic()})
@@ -284,6 +287,32 @@ def _prove_steps(report: Report, folder, enc, claim: dict | None, timeout, progr
                 "with a DRUP proof checked by smtpuzzles.drup"
         report.add("proof", True, words)
         report.evidence.append(words)
+
+
+def _make_reference_proof(report: Report, query, timeout, progress) -> None:
+    """No reference proof stored: one made here (CaDiCaL writing LRAT) and checked by smtpuzzles.lrat,
+    the checker a stored proof answers to."""
+    from smtpuzzles import proof as proofs
+
+    tell = progress or (lambda event: None)
+    tell({"query": "reference", "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
+    started = time.perf_counter()
+    try:
+        made = proofs.certify_query(query, timeout=timeout)
+    except proofs.ProofError as exc:
+        tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "no proof",
+              "seconds": time.perf_counter() - started})
+        if "satisfiable" in exc.message:
+            report.add("reference", False, "the reference encoding, written from the rules alone, has a solution the "
+                                           "claim rules out: the encoder's formula is stricter than the rules")
+        else:
+            report.add("reference", None, f"no reference proof: {exc.message}")
+        return
+    tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "checked",
+          "seconds": made.seconds})
+    words = (f"LRAT proof of the reference formula ({query.variables:,} variables, {made.lemmas:,} lemmas) made here "
+             f"by {made.solver} and checked by smtpuzzles.lrat, in {made.seconds:.1f} s")
+    _proof_verdict(report, REFERENCE, True, words, "")
 
 
 def _check_stored_proof(report: Report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
