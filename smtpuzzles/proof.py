@@ -19,6 +19,7 @@ from typing import Sequence
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, Term
+from smtpuzzles.children import die_with_parent
 
 
 class ProofError(InputError):
@@ -150,7 +151,7 @@ def _refute(query: Dimacs, solver: str, timeout: float | None) -> tuple[bytes, s
         cnf_path.write_bytes(query.data)
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proof", solver, str(cnf_path), str(proof_path)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
         try:
             _, err = child.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from smtpuzzles.children import die_with_parent
 
 SOLVERS = ("z3", "cvc5")
 STRICT_COMMANDS = frozenset(("set-logic", "set-info", "declare-fun", "declare-const", "define-fun", "assert",
@@ -107,7 +108,7 @@ def solve_in_subprocess(text: str, solver: str, timeout: float | None = None) ->
     started = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-m", "smtpuzzles.smtlib", "--solver", solver],
-                              input=text.encode(), capture_output=True, timeout=timeout)
+                              input=text.encode(), capture_output=True, timeout=timeout, preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired:
         return "unknown (timeout)", time.perf_counter() - started
     seconds = time.perf_counter() - started

@@ -1009,3 +1009,31 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     outcome, steps, engine = run([sat(1), ("unknown", None)], 60, params={"guide": False})
     assert (outcome.status, asked, [s["result"] for s in steps]) == ("unknown", [], ["sat", "unknown"])
     assert [t for _, t in engine.asked] == [60, 60]
+
+
+def test_a_solver_child_dies_with_its_parent():
+    """A proof or re-solve child whose parent is killed (kill -9, a CI timeout) is killed too, on
+    Linux, rather than running on: one was found still solving 14 minutes after its audit died."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        "from smtpuzzles.children import die_with_parent\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], preexec_fn=die_with_parent)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait(timeout=10)
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the child outlived its killed parent by 5 s")
