@@ -45,7 +45,14 @@ def test_the_records_cover_8_9_10_and_12():
 
 
 @pytest.mark.parametrize("run_dir", RECORDS, ids=lambda d: "x".join(map(str, instance(d)[:1] * 2)))
-def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir):
+def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir, monkeypatch):
+    if "reference_proof" not in json.loads((run_dir / "run.json").read_text()):
+        # Not stored (results/ has room for none of them): `audit --proof` would make the reference
+        # proof here, minutes of work that scripts/prove_references.py measures; the encoder's
+        # stored proof is what this test checks.
+        import smtpuzzles.run
+
+        monkeypatch.setattr(smtpuzzles.run, "reference_query", lambda module, board, claim, where: None)
     code, out, err = cli("audit", run_dir, "--proof", "--json")
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean" and report["status"] == "optimal", err
