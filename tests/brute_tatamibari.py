@@ -57,3 +57,13 @@ def solutions(rows: list[str], limit: int | None = None) -> list[frozenset]:
 
     fill()
     return found
+
+
+def rectangles(regions) -> frozenset:
+    """A solution's regions as the set of its rectangles (top, left, bottom, right), whatever the ids."""
+    spans: dict = {}
+    for r, row in enumerate(regions):
+        for c, v in enumerate(row):
+            top, left, bottom, right = spans.get(v, (r, c, r, c))
+            spans[v] = (min(top, r), min(left, c), max(bottom, r), max(right, c))
+    return frozenset(spans.values())

@@ -19,6 +19,7 @@ import random
 import pytest
 
 from brute_nonary import most_escapees
+from brute_tatamibari import rectangles
 from smtpuzzles import run as runner
 from smtpuzzles.puzzles import nonary, tatamibari
 
@@ -121,12 +122,7 @@ def tatamibari_solutions(rows: list[str]) -> set[tuple]:
 
 
 def rects_of(regions) -> tuple:
-    spans: dict = {}
-    for r, row in enumerate(regions):
-        for c, v in enumerate(row):
-            t, l, b, rt = spans.get(v, (r, c, r, c))
-            spans[v] = (min(t, r), min(l, c), max(b, r), max(rt, c))
-    return tuple(sorted(spans.values()))
+    return tuple(sorted(rectangles(regions)))
 
 
 def random_board(rng: random.Random, h: int, w: int) -> list[str]:

@@ -446,13 +446,7 @@ def tt_board(rows):
     return tatamibari.load("\n".join(rows), "test", {})
 
 
-def tt_rects(regions) -> frozenset:
-    spans: dict = {}
-    for r, row in enumerate(regions):
-        for c, v in enumerate(row):
-            t, left, b, right = spans.get(v, (r, c, r, c))
-            spans[v] = (min(t, r), min(left, c), max(b, r), max(right, c))
-    return frozenset(spans.values())
+tt_rects = brute_tatamibari.rectangles
 
 
 def tt_all_solutions(board, limit=500) -> list[dict]:
