@@ -634,17 +634,21 @@ def follow_show(run_dir: Path, console: Console) -> None:
     in place; elsewhere a line is printed each time it changes. The caller prints the whole
     picture after."""
     from smtpuzzles import live as progress
+    from smtpuzzles.locking import writer_active
+
+    def going(run) -> bool:  # sealed but locked: a resume has just taken the folder, and will unseal it
+        return run["status"] == "running" or writer_active(run_dir)
 
     run, now, shown = show_pictures(run_dir, compact=True)
     if console.is_terminal:
         with Live(Group(*shown), console=console, auto_refresh=False, transient=True) as view:
-            while run["status"] == "running":
+            while going(run):
                 progress.pause(progress.FOLLOW_SECONDS)
                 run, now, shown = show_pictures(run_dir, compact=True)
                 view.update(Group(*shown), refresh=True)
     else:
         said = None
-        while run["status"] == "running":
+        while going(run):
             line = progress.summary_line(now)
             if line != said:
                 console.print(Text(line), soft_wrap=True)

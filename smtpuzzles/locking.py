@@ -86,6 +86,26 @@ class FolderLock:
         self.release()
 
 
+def writer_active(folder: Path) -> bool:
+    """Whether a writer holds `folder`'s lock now (a resume that has just started, say). Only asks:
+    the lock file is opened to read, never made or written, and the lock never taken."""
+    try:
+        fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:  # no lock file (no writer ever), or not one to trust
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def _holder(fd: int) -> str:
     """The pid the holder wrote; a holder that has only just taken the lock gets a moment."""
     for _ in range(20):

@@ -336,3 +336,28 @@ def test_no_estimate_from_positions_that_cost_nothing():
     progress = live.summarise(steps, "lex", where="steps.jsonl")
     assert (progress.proved, progress.remaining) == (1, None)
     assert progress.remaining_why == "only positions closed by the bound so far, which cost nothing"
+
+
+def test_show_follow_keeps_waiting_while_a_writer_holds_a_sealed_run(cli, tmp_path):
+    """`show --follow` started just as a resume takes the lock: the run is still sealed (the resume
+    has not unsealed it yet), but a writer holds it, so the follower waits for the writer."""
+    import subprocess
+    import sys
+    import time
+
+    from smtpuzzles.locking import FolderLock, writer_active
+
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    assert not writer_active(run_dir)
+    lock = FolderLock(run_dir).acquire()
+    try:
+        assert writer_active(run_dir)
+        follower = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "show", "--follow", str(run_dir)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        assert follower.poll() is None  # still following: the lock is held
+    finally:
+        lock.release()
+    out, err = follower.communicate(timeout=20)
+    assert follower.returncode == 0 and "optimal" in out, err
