@@ -561,8 +561,10 @@ def cmd_certify(args) -> int:
 
     proof = run["proof"]
     claim = describe(proof["claim"])
+    reference = run.get("reference_proof")
+    also = f"\n  and on the reference formula, from the rules alone ({reference['lemmas']:,} lemmas)" if reference else ""
     print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas)\n"
-          f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}\n  in: {args.run_dir}")
+          f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}{also}\n  in: {escaped(args.run_dir)}")
     return 0
 
 

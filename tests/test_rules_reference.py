@@ -50,6 +50,20 @@ def test_at_most_one_exactly_one_at_least_one(n):
             assert (solve(ref, literals(xs, bits)) is not None) == accepts(sum(bits)), (helper, bits)
 
 
+@pytest.mark.parametrize("n", range(6, 10))
+def test_at_most_one_over_many_literals_is_a_ladder_that_allows_exactly_zero_or_one(n):
+    """Past five literals at-most-one is a ladder of auxiliary steps: every assignment of the
+    literals must extend to a model exactly when at most one holds (and exactly-one likewise)."""
+    for helper, accepts in (("at_most_one", lambda k: k <= 1), ("exactly_one", lambda k: k == 1)):
+        ref = cnf.Reference()
+        xs = [ref.var(f"x{i}") for i in range(n)]
+        getattr(ref, helper)(xs)
+        assert ref.nvars == 2 * n - 1 and len(ref.clauses) < n * (n - 1) // 2 + 1  # steps, not pairs
+        with Solver(name="glucose4", bootstrap_with=ref.clauses) as solver:
+            for bits in all_assignments(n):
+                assert solver.solve(assumptions=literals(xs, bits)) == accepts(sum(bits)), (helper, bits)
+
+
 @pytest.mark.parametrize("n", range(0, 6))
 def test_counter_defines_at_least_j_both_ways(n):
     ref = cnf.Reference()

@@ -9,6 +9,7 @@ class Reference:
         self.nvars = 0
         self.clauses: list[list[int]] = []
         self.names: dict[str, int] = {}
+        self.ladders = 0  # at-most-one ladders made, to name their variables
 
     def var(self, name: str) -> int:
         """A fresh variable; each name is given once."""
@@ -35,11 +36,24 @@ class Reference:
         self.add(lits)
 
     def at_most_one(self, lits) -> None:
-        """Every pair: no two hold."""
+        """No two hold: every pair for a few literals; for more, a ladder (3 clauses a literal
+        instead of n(n-1)/2 pairs), where step i holds once any of the first i does:
+        lit i -> step i, step i-1 -> step i, and never lit i with step i-1."""
         lits = list(lits)
-        for i in range(len(lits)):
-            for j in range(i + 1, len(lits)):
-                self.add([-lits[i], -lits[j]])
+        if len(lits) <= 5:
+            for i in range(len(lits)):
+                for j in range(i + 1, len(lits)):
+                    self.add([-lits[i], -lits[j]])
+            return
+        self.ladders += 1
+        steps = [self.var(f"at most one #{self.ladders}: one of the first {i + 1}") for i in range(len(lits) - 1)]
+        for i, x in enumerate(lits):
+            if i < len(steps):
+                self.add([-x, steps[i]])
+            if i > 0:
+                self.add([-x, -steps[i - 1]])
+                if i < len(steps):
+                    self.add([-steps[i - 1], steps[i]])
 
     def exactly_one(self, lits) -> None:
         self.at_least_one(lits)
