@@ -40,6 +40,11 @@ def test_the_manifest_says_what_each_published_folder_holds():
         assert entry["board"] == f"{size}x{size}, {box} boxes", entry
 
 
+def test_the_8x8_record_rests_on_the_rules_too():
+    """Its reference proof fits results/ (the others are made by `audit --proof`, see records.toml)."""
+    assert [instance(d) for d in RECORDS if "reference_proof" in json.loads((d / "run.json").read_text())] == [(8, "2x4")]
+
+
 def test_the_records_cover_8_9_10_and_12():
     assert sorted(instance(d) for d in RECORDS) == [(8, "2x4"), (9, "3x3"), (10, "2x5"), (12, "3x4")]
 
@@ -57,6 +62,9 @@ def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir, monkeypatch)
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean" and report["status"] == "optimal", err
     assert any(e.startswith("LRAT proof stored in the folder") for e in report["evidence"])
+    stored = "reference_proof" in json.loads((run_dir / "run.json").read_text())
+    assert any(e.startswith("LRAT proof of the reference formula stored") for e in report["evidence"]) == stored
+    assert ("the kingtour reference encoding, from the rules alone" in report["rests_on"]) == stored
     size, _ = instance(run_dir)
     assert len(report["value"]) == size * size
     if size == 9:
