@@ -11,7 +11,7 @@ import math
 from typing import Callable, Sequence
 
 from rich.color import Color
-from rich.console import Console
+from rich.console import Console, Group
 from rich.measure import Measurement
 from rich.panel import Panel
 from rich.style import Style
@@ -38,7 +38,9 @@ def print_all(console: Console, renderables: Sequence) -> None:
     its lines whole: rich's print would otherwise re-flow it (it joins texts into a new Text that
     forgets no_wrap) and crop it at the console's width."""
     for renderable in renderables:
-        if isinstance(renderable, Text) and renderable.no_wrap:
+        if isinstance(renderable, Group):  # its parts in turn, so that a no_wrap Text inside keeps too
+            print_all(console, renderable.renderables)
+        elif isinstance(renderable, Text) and renderable.no_wrap:
             console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
         else:
             console.print(renderable)

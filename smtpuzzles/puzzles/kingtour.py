@@ -456,7 +456,12 @@ def render(board: Board, solution: dict, proved: int | None = None):
                  expand=False)
     pair = side_by_side(sudoku, walk)
     boards = pair if content_width(pair) <= WIDTH else Group(sudoku, walk)  # one above the other
-    return Group(boards, progress(value(board, solution), proved))
+    digits = value(board, solution)
+    if proved is not None and proved < total:  # a run still going: its best so far, grouped
+        return Group(boards, progress(digits, proved))
+    # The answer's number once more, unbroken on one line so that it copies whole: the one line
+    # allowed past 80 columns (a terminal folds it; rich neither folds nor cuts it).
+    return Group(boards, progress(digits, proved), Text(digits_text(digits), no_wrap=True, overflow="ignore"))
 
 
 def progress(digits: Sequence[int], proved: int | None):
@@ -482,8 +487,6 @@ def progress(digits: Sequence[int], proved: int | None):
                 continue
             out.append(ch, style="bold green" if done < k else "dim")
             done += 1
-    if proved is None or proved >= len(text):  # the whole number once, on one line, to copy
-        out.append("\n" + text)
     return out
 
 
