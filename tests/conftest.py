@@ -113,3 +113,59 @@ def interrupted_12x12(tmp_path_factory) -> Path:
     board = kingtour.from_canonical(run["instance"])
     write_gz(folder / "base.smt2.gz", kingtour.encode(board, run["encoding"]["name"]).formula.document())
     return folder
+
+
+# The quick subset, `python -m pytest -q -n 2 -m "not slow"` (under 3 minutes on 2 cores), leaves out
+# these: the slowest tests of the full suite as measured (--durations), which CI always runs. Each is
+# named whole, parametrisations included, so that the list says exactly what the subset skips.
+SLOW = {
+    "tests/test_audit_attacks.py::test_a_steps_file_at_the_cap_fits_in_bounded_memory",
+    "tests/test_batch.py::test_killed_batch_finishes_only_the_rest",
+    "tests/test_batch.py::test_same_batch_on_a_dask_local_cluster",
+    "tests/test_batch.py::test_scheduler_that_cannot_be_reached_is_one_line",
+    "tests/test_cli_hardening.py::test_every_readme_solve_example_runs",
+    "tests/test_cubes.py::test_cubes_on_a_local_dask_cluster_give_the_same_number_and_an_auditing_ledger",
+    "tests/test_failure_paths.py::test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback",
+    "tests/test_hostile_round2.py::test_1_a_proof_past_the_text_cap_is_refused_before_it_is_checked",
+    "tests/test_hostile_round2.py::test_1_half_a_megabyte_of_comment_lines_is_refused_in_bounded_memory",
+    "tests/test_hostile_round2.py::test_3_any_control_character_or_markup_in_a_name_is_escaped_on_every_printed_path",
+    "tests/test_hostile_round2.py::test_5_hints_that_name_wide_clauses_are_bounded_by_their_cost_per_byte",
+    "tests/test_kingtour.py::test_6x6_proved_audited_and_engines_agree",
+    "tests/test_kingtour.py::test_engines_and_encodings_agree_on_4x4",
+    "tests/test_kingtour.py::test_posted_encoding_agrees_on_6x6_optimum",
+    "tests/test_ledger.py::test_ctrl_c_stops_cleanly_with_a_resumable_ledger",
+    "tests/test_ledger.py::test_exported_queries_are_portable",
+    "tests/test_ledger.py::test_kill_minus_9_then_resume_then_audit_clean",
+    "tests/test_live.py::test_show_follow_keeps_waiting_while_a_writer_holds_a_sealed_run",
+    "tests/test_lrat.py::test_proof_all_fails_a_forged_unsat_step",
+    "tests/test_lrat.py::test_proof_all_proves_every_recorded_unsat_step",
+    "tests/test_nonary.py::test_a_long_plan_the_solver_missed_is_found_and_proves_nine",
+    "tests/test_nonary.py::test_a_quick_plan_steers_the_solver_to_that_very_plan",
+    "tests/test_nonary.py::test_agrees_with_brute_force_on_random_maps",
+    "tests/test_nonary.py::test_an_all_out_plan_is_one_the_chains_formula_admits",
+    "tests/test_nonary.py::test_cyclic_maps_agree_with_brute_force",
+    "tests/test_nonary.py::test_groups_that_land_alike_are_one_move_and_the_move_count_is_capped",
+    "tests/test_nonary.py::test_larger_cyclic_maps_agree_with_brute_force",
+    "tests/test_nonary.py::test_many_door_maps_where_somebody_stays_in_agree_with_brute_force",
+    "tests/test_nonary.py::test_quick_plans_are_legal_and_never_beat_the_brute_force",
+    "tests/test_nonary.py::test_the_all_out_search_finds_a_plan_exactly_where_the_brute_force_frees_all_nine",
+    "tests/test_nonary.py::test_the_known_stall_is_proved_optimal_and_audits_clean_with_an_independent_search",
+    "tests/test_nonary.py::test_the_position_graph_is_every_reachable_position_and_each_plan_reaches_its_own",
+    "tests/test_progress_lines.py::test_a_piped_batch_audit_and_results_print_progress_lines",
+    "tests/test_progress_lines.py::test_a_piped_solve_says_where_it_stands_at_a_steady_pace",
+    "tests/test_proof.py::test_a_changed_clause_is_rejected",
+    "tests/test_readme_order.py::test_following_every_readme_command_in_order_leaves_the_tests_what_they_read",
+    "tests/test_records.py::test_each_record_audits_clean_on_its_stored_proof",
+    "tests/test_records.py::test_each_unfinished_run_claims_nothing_and_its_best_number_passes_the_referee",
+    "tests/test_records.py::test_the_readme_resume_command_continues_a_copy_of_the_published_16x16_run",
+    "tests/test_records.py::test_transposed_boxes_give_the_same_record",
+    "tests/test_rules_reference.py::test_kingtour_6x6_seed_example",
+    "tests/test_rules_reference.py::test_kingtour_6x6_with_clues",
+    "tests/test_rules_reference.py::test_nonary_random_maps",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in SLOW:
+            item.add_marker(pytest.mark.slow)

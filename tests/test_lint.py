@@ -30,3 +30,13 @@ def test_ruff_reports_what_the_settings_forbid(tmp_path):
     assert proc.returncode == 1
     assert "bad.py:1:8: F401" in proc.stdout and "bad.py:4:" in proc.stdout and "E501" in proc.stdout
     assert "bad.py:3:" not in proc.stdout
+
+
+def test_every_test_the_quick_subset_leaves_out_exists():
+    """conftest.SLOW names tests by file and function: a renamed one would silently join the quick subset."""
+    from conftest import SLOW
+
+    root = Path(__file__).resolve().parents[1]
+    for name in SLOW:
+        path, function = name.split("::")
+        assert f"def {function}(" in (root / path).read_text(), name

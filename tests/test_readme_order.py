@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Commands the README says take minutes: run briefly, with a time limit of their own.
 BRIEFLY = ("--resolve", "--resume")
 SETUP = ("python3 -m venv", ". .venv/bin/activate", "pip install")  # done already: CI installed the project
-TEST_COMMAND = "python -m pytest -q"
+TEST_COMMAND = "python -m pytest -q -n 2"
 
 
 def readme_commands() -> list[str]:
