@@ -48,7 +48,7 @@ DEFAULTS = {
                              "tests/test_ledger_mutants.py"],
     # These build each run once per process and audit copies of it, in seconds; the slower attack
     # tests (test_audit_hostile, test_audit_attacks, test_lrat) are left out for time (--tests adds them).
-    "smtpuzzles/audit.py": ["tests/test_audit_mutants.py"],
+    "smtpuzzles/auditor.py": ["tests/test_audit_mutants.py"],
     # The proof checkers every checked claim rests on: measured by their own tests only (a mutant
     # that accepts a proof of a satisfiable formula must fail test_checker_soundness). Not in the
     # default run (DEFAULT_TARGETS): each takes an hour or more; name them (`lrat`, `drup`).
