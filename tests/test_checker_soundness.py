@@ -466,6 +466,7 @@ def test_a_clause_deleted_and_then_needed_is_missed():
     drup_rejects(nvars, clauses, ["-1 -2 0", "d -2 1 0", "1 0", "0"], 3, model=model)  # any order of literals
     drup_rejects(nvars, clauses, ["-1 -2 0", "d 1 -2 1 0", "1 0", "0"], 3, model=model)  # duplicates too
     drup_rejects(nvars, clauses, ["-1 -2 0", "1 0", "0"], 1, model=model)  # kept: line 1 is the bad one
+    drup_rejects(nvars, clauses, ["-1 -2 0", "d 2 1 0", "1 0", "0"], 3, model=model)  # the first clause
     # A deleted lemma, then needed again: F_N's bad (1 ∨ 4) made, deleted, then used.
     drup_rejects(*F_N[:2], ["1 4 0", "d 1 4 0", "1 0", "0"], 3, model=F_N[2])
     # On an unsatisfiable formula too: the proof is wrong, whatever else follows.
@@ -485,9 +486,10 @@ def test_a_deletion_of_what_is_not_there_deletes_nothing_else():
 def test_drup_proofs_that_stop_before_the_empty_clause_are_rejected():
     nvars, clauses, model = F_A
     for text in ([], ["1 0"], ["1 0", "2 0"], ["1 2 0", "1 0", "d 1 0"], ["c only a comment"]):
-        drup_rejects(nvars, clauses, text, None, "the proof ends without deriving the empty clause (cut short?)", model)
+        message = drup_rejects(nvars, clauses, text, None, "the proof ends without deriving the empty clause (cut short?)", model)
+        assert message == "the proof ends without deriving the empty clause (cut short?)"
     verdict = check_drup(nvars, clauses, [(False, [1]), (False, [2])])
-    assert verdict.ok is False and verdict.lemmas == 2 and verdict.checked == 0
+    assert verdict.ok is False and verdict.lemmas == 2 and verdict.checked == 0 and verdict.used == []
 
 
 def test_a_conflict_that_comes_only_from_a_bad_lemma_is_rejected():
@@ -519,6 +521,18 @@ def test_a_bad_lemma_that_is_the_reason_of_its_own_literal_is_still_checked():
     formula = (4, [[-1], [-2, 3, 4], [-2, -3, 4], [-2, 3, -4], [-2, -3, -4]])  # 1 and 2 false
     drup_rejects(*formula, ["-1 3 0", "1 2 0", "-2 4 0", "0"], 2)
     drup_rejects(*formula, ["-2 4 3 0", "1 2 0", "-2 4 0", "0"], 2)
+
+
+def test_a_lemma_false_when_it_is_added_is_the_conflict_and_is_checked():
+    """A lemma all of whose literals are already false ends the forward pass there (it is the
+    conflict) and is checked, so it is rejected (it cannot be RUP: its negation is already the top
+    level, which has no conflict) even though an honest refutation follows it."""
+    nvars, clauses = 5, FULL[1] + [[-3], [-4], [-5]]
+    assert_unsat(nvars, clauses)
+    for bad in ("3 4 5 0", "5 3 4 4 0", "3 4 0", "3 0"):
+        ok, message = drup(nvars, clauses, [bad, "1 0", "0"])
+        assert ok is False and message == "proof line 1: the clause does not follow by unit propagation", (bad, message)
+        assert drup(nvars, clauses, ["1 0", bad, "0"])[0] is True  # after the conflict: never read
 
 
 def test_drup_literals_must_be_the_formulas():
@@ -555,12 +569,49 @@ def test_the_drup_verdict_counts_what_was_checked():
     assert verdict.core == [1, 2, 3] and verdict.checked == 0
     verdict = check_drup(2, [[1, 2], []], [(False, [1])])
     assert verdict.ok is True and verdict.core == [1] and verdict.lemmas == 1
-    # A rejection names the step it rejects when no names are given.
+    # The core is what the checks used: not the satisfiable part on 3 and 4 before FULL's clauses.
+    junk = [[3, 4], [3, -4], [-3, 4]]
+    verdict = check_drup(4, junk + clauses, [(False, [1]), (False, [])])
+    assert verdict.ok is True and verdict.core == [3, 4, 5, 6]
+    verdict = check_drup(4, junk + clauses, [(False, [-2]), (False, [])])
+    assert verdict.ok is True and verdict.core == [3, 4, 5, 6] and verdict.used == [0]
+    # A rejection names the step it rejects when no names are given, and counts what passed.
     verdict = check_drup(*F_A[:2], [(False, [-1]), (False, [])])
     assert verdict.ok is False and verdict.message == "proof step 1: the clause does not follow by unit propagation"
+    assert (verdict.lemmas, verdict.checked, verdict.used) == (2, 0, [])
+    verdict = check_drup(*F_N[:2], [(False, [1, 4]), (False, [1]), (False, [])])  # (1) passes, then (1 ∨ 4) fails
+    assert verdict.ok is False and verdict.message == "proof step 1: the clause does not follow by unit propagation"
+    assert (verdict.lemmas, verdict.checked, verdict.used) == (3, 1, [1])
 
 
 # -------------------------------------------------------------------------------- honest proofs
+def test_only_an_accepted_drup_proof_is_written_as_lrat():
+    verdict = check_drup(*F_A[:2], [(False, [-1]), (False, [])])
+    assert verdict.ok is False
+    with pytest.raises(ValueError, match="^only an accepted proof can be written as LRAT$"):
+        to_lrat(*F_A[:2], [(False, [-1]), (False, [])], verdict)
+
+
+@pytest.mark.parametrize("nvars,formula,steps,written", [
+    # FULL: 1 from (1∨2)(1∨¬2); 2 from 1 and (¬1∨2); the empty clause from 1, 2 and (¬1∨¬2).
+    (2, FULL[1], [(False, [1]), (False, [])], b"5 1 0 1 2 0\n6 2 0 5 3 0\n7 0 5 6 4 0\n"),
+    # Refuted by unit propagation alone: the empty clause from the units 1 and 2 and (¬1∨¬2).
+    (2, [[-1, -2], [1], [2]], [], b"4 0 2 3 1 0\n"),
+    # A clause the refutation does not use ((5∨6), id 1) is left out; ids stay the formula's.
+    (6, [[5, 6], *FULL[1]], [(False, [1]), (True, [1, 2]), (False, [])], b"6 1 0 2 3 0\n7 2 0 6 4 0\n8 0 6 7 5 0\n"),
+    # Lemmas that rest on earlier ones, and units written where a lemma leans on them.
+    (4, [[1, 2, 3], [1, -2], [1, -3], [-1, 3, 4], [-1, 3, -4], [-1, -3, 4], [-1, -3, -4]],
+     [(False, [1]), (False, [3]), (False, [])], b"8 1 0 2 3 1 0\n9 3 0 8 4 5 0\n10 4 0 9 8 6 0\n11 0 10 9 8 7 0\n"),
+])
+def test_the_lrat_written_from_a_drup_check_is_exactly_this(nvars, formula, steps, written):
+    """The writer is not trusted (the LRAT checker checks what it writes), but what it writes for
+    these small proofs is known line by line: each line read by hand, each accepted here."""
+    verdict = check_drup(nvars, formula, steps)
+    assert verdict.ok is True
+    assert to_lrat(nvars, formula, steps, verdict) == written
+    assert check_lrat(nvars, formula, written).ok is True
+
+
 def test_honest_proofs_of_pigeonhole_3_2_are_accepted():
     nvars, clauses = php(3, 2)
     steps = solver_steps(clauses)
@@ -621,6 +672,12 @@ def test_honest_drup_proofs_in_the_forms_drat_trim_accepts():
     assert ok is True, message
     ok, message = drup(4, formula, ["1 0", "d 1 -2 0", "-1 0", "0"])
     assert ok is False and message.startswith("proof line 3:"), message
+    # The first formula clause deleted after the lemma that needs it (restored for that lemma's
+    # check); a reason deleted twice (both ignored).
+    for text in (["1 0", "d 1 2 0", "3 0", "0"], ["1 0", "d 1 0", "d 1 0", "3 0", "0"],
+                 ["1 0", "d 1 0", "d 2 1 0", "d 1 0", "3 0", "0"]):
+        ok, message = drup(4, formula, text)
+        assert ok is True, (text, message)
 
 
 WIDE = 2048  # 2**20 = 512 x 2048
