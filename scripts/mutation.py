@@ -175,7 +175,10 @@ def main(argv=None) -> int:
     where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="smtpuzzles-mutation-"))
     where.mkdir(parents=True, exist_ok=True)
     try:
-        scratch_copy(None if args.worktree else args.ref, where)
+        # The commit is named before copying: a run takes long enough for HEAD to move meanwhile.
+        commit = None if args.worktree else subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref],
+                                                           capture_output=True, text=True, check=True).stdout.strip()
+        scratch_copy(commit, where)
         # pytest would only report this once mutmut has run, as a score of 0 (a file not committed yet).
         missing = [t for t in tests if not (where / t.split("::")[0]).exists()]
         if missing:
@@ -196,9 +199,8 @@ def main(argv=None) -> int:
             return 1
         rows = score_rows(targets, results)
         source = "work tree" if args.worktree else args.ref
-        if not args.worktree:  # the commit measured, for the record (a branch or HEAD moves on)
-            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref], capture_output=True, text=True)
-            source += f" ({commit.stdout.strip()})"
+        if commit:  # the commit measured, for the record (a branch or HEAD moves on)
+            source += f" ({commit})"
         print(f"mutmut on {source}, tests: {' '.join(tests)}")
         print(f"{'target':44} {'mutants':>7} {'killed':>6} {'no test':>7} {'score':>6}")
         for label, total, killed, no_tests, _ in rows:
