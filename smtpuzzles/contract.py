@@ -56,9 +56,12 @@ Optional (default in brackets):
                                             {"op": "at_least", "k": k}, {"op": "block", "solutions":
                                             [...]}, {"op": "first"}; None where it has none [absent:
                                             the audit says the claim rests on the encoder]
-  brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search:
-                                            the contract test checks solve, unique, count and the
-                                            optimum against it on the examples [absent: not checked]
+  brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search,
+                                            by a search from the rules: `smtpuzzles.crosscheck`
+                                            holds solve, unique, count and the optimum (the largest
+                                            `value`) to it; the contract test runs it on every
+                                            example, a plug-in's tests on boards they generate
+                                            [absent: not checked]
 """
 
 from __future__ import annotations

@@ -430,3 +430,11 @@ def reference(instance, claim: dict) -> str:
     from smtpuzzles.puzzles.rules import tatamibari as rules
 
     return rules.reference(instance, claim).dimacs()
+
+
+def brute_force(instance, limit: int) -> list | None:
+    """Every solution, by a search written from the rules (smtpuzzles.puzzles.search.tatamibari),
+    or None past `limit` rectangles tried: `smtpuzzles.crosscheck` holds the solver to it."""
+    from smtpuzzles.puzzles.search import tatamibari as search
+
+    return search.solutions(instance.rows, limit)

@@ -189,3 +189,29 @@ def test_bad_boards_are_one_line_exit_2(tmp_path, capsys, text, fragment):
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err and "Traceback" not in err
     assert not (tmp_path / "runs").exists()
+
+
+# ----------------------------------------------------------------- the contract's brute_force hook
+def test_the_brute_force_hook_finds_the_subset_search_optimum():
+    import random
+
+    rng = random.Random(3)
+    for _ in range(20):
+        rows = ["".join(rng.choice("..#") for _ in range(4)) for _ in range(3)]
+        if "." not in "".join(rows):
+            continue
+        found = kings.brute_force(kings.load("\n".join(rows), "board", {}), 10_000)
+        assert max(len(s["kings"]) for s in found) == most_kings_by_subsets(rows)
+
+
+def test_the_solver_agrees_with_the_brute_force_on_small_boards(tmp_path):
+    import random
+
+    from smtpuzzles.crosscheck import cross_check
+
+    rng = random.Random(5)
+    for _ in range(6):
+        rows = ["".join(rng.choice("...#") for _ in range(4)) for _ in range(4)]
+        board = kings.load("\n".join(rows), "board", {"torus": rng.random() < 0.5})
+        check = cross_check(kings, board, workdir=tmp_path)
+        assert check.checked and check.ok, (rows, check.problems)

@@ -196,3 +196,25 @@ def render(board: Board, solution: dict, proved=None):
 def describe(board: Board) -> str:
     holes = board.height * board.width - len(board.free)
     return f"{board.width}x{board.height}, {holes} holes" + (", torus" if board.torus else "")
+
+
+# --------------------------------------------------------------------------------------- brute force
+def brute_force(board: Board, limit: int) -> list | None:
+    """Every placement of kings (each a solution; the best has the most kings), or None past `limit`
+    placements: `smtpuzzles.crosscheck` holds the solver's optimum to the largest of these."""
+    found: list[dict] = []
+
+    def extend(i: int, kings: list) -> bool:
+        if len(found) >= limit:
+            return False
+        if i == len(board.free):
+            found.append({"kings": [list(p) for p in kings]})
+            return True
+        cell = board.free[i]
+        if not extend(i + 1, kings):
+            return False
+        if not any(k in board.around(*cell) for k in kings):
+            return extend(i + 1, kings + [cell])
+        return True
+
+    return found if extend(0, []) else None
