@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from smtpuzzles.cubes import DaskCubes, with_cube  # noqa: E402
+from smtpuzzles.cluster import DaskCubes  # noqa: E402
+from smtpuzzles.cubes import with_cube  # noqa: E402
 from smtpuzzles.engines import make_engine  # noqa: E402
 from smtpuzzles.objective import claim_terms  # noqa: E402
 from smtpuzzles.puzzles import kingtour  # noqa: E402

@@ -33,8 +33,8 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.lrat import LIMITS as LRAT_LIMITS
 from smtpuzzles.ledger import canonical_json, sha256_text
-from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.run import Rules, recorded_claim_terms, recorded_instance, same_json
+from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
+from smtpuzzles.readback import Rules, recorded_claim_terms, recorded_instance, same_json
 from smtpuzzles.runfolder import BASE, CERTIFICATE, DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 from smtpuzzles.symmetry import check as check_symmetry
@@ -203,7 +203,7 @@ def _prove_reference(report: Report, folder, rules: Rules, claim: dict | None, t
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
     claim its own proof cannot catch, and this one does."""
-    from smtpuzzles.run import reference_query
+    from smtpuzzles.readback import reference_query
 
     if claim is None:
         return
@@ -432,32 +432,26 @@ def _check_models(report: Report, folder, rules: Rules):
 
 
 def _meets(claim: dict, solution: dict, worth, rules: Rules) -> bool:
-    op = claim["op"]
-    if op == "exceed":
-        k = claim["pos"]
-        return isinstance(worth, list) and 0 <= k < len(worth) and list(worth[:k]) == claim["prefix"] and worth[k] > claim["than"]
-    if op == "lex_greater":
-        return isinstance(worth, list) and list(worth) > claim["best"]
-    if op == "at_least":
-        return isinstance(worth, int) and worth >= claim["k"]
-    if op == "block":
-        return all(isinstance(other, dict) and rules.same(solution, other, "a block claim") is False
-                   for other in claim["solutions"])
-    return True
+    return meets(claim, solution, worth, rules.same)
 
 
 # --------------------------------------------------------------------------------------------- claims
 def required_refutation(folder, rules: Rules, kind: str, mode: str, models, witnesses) -> tuple[dict | None, str]:
     """What must have been refuted for the run's claimed status and value to hold, derived from the
-    claim itself (never read from the folder), and the claim in words. None: the status claims
-    nothing that needs a refutation (solved, unknown, interrupted, running); a status that cannot
-    hold at all raises ClaimFails."""
+    claim itself (never read from the folder), and the claim in words: what holds of every run
+    here, the rest by the objective kind's `closing` (smtpuzzles.objectives). None: the status
+    claims nothing that needs a refutation (solved, unknown, interrupted, running); a status that
+    cannot hold at all raises ClaimFails."""
     run, status = folder.run, folder.run["status"]
-    extra = run.get("extra") or {}
+    objective = kind_of(kind)
+
+    def recorded(best, found: list[dict]) -> Recorded:
+        return Recorded(status, mode, run.get("extra") or {}, best, folder.solution if folder.saved is not None
+                        else None, witnesses, found, _distinct(rules, found), rules.shown, _short)
+
     if status in ("running", "unknown", "interrupted"):
-        count = extra.get("count")
-        if count is not None and count != len(_distinct(rules, [s for _, s, _ in models])):
-            raise ClaimFails(f"a count of {count} so far, but the recorded models differ")
+        if hasattr(objective, "unfinished"):
+            objective.unfinished(recorded(None, [s for _, s, _ in models]))
         return None, f"status {status}: no optimality claimed"
     if status == "infeasible":
         if any(s["result"] == "sat" for s in folder.steps):  # even a model the referee rejects
@@ -470,49 +464,12 @@ def required_refutation(folder, rules: Rules, kind: str, mode: str, models, witn
     best = rules.judge(folder.solution, str(folder.path / "solution.json"))[1]
     if best is None or not same_json(rules.shown(best), run.get("value")):
         raise ClaimFails(f"run.json claims {_short(run.get('value'))}, which solution.json does not reach")
-    found = [(index, solution) for index, solution, _ in models]
+    found = [solution for _, solution, _ in models]
     if len(found) != sum(1 for s in folder.steps if s["result"] == "sat"):
         raise ClaimFails("a recorded model breaks the rules, so the run's search cannot be trusted")
-    if not any(rules.same(solution, folder.solution) for _, solution in found):
+    if not any(rules.same(solution, folder.solution) for solution in found):
         raise ClaimFails("the claimed solution was not found by any recorded check")
-    if status == "optimal":
-        if kind == "lex":
-            better = [label for label, value in witnesses if value > list(best)]
-            if better:
-                raise ClaimFails(f"optimal claimed, yet {better[0]} holds a better solution")
-            return {"op": "lex_greater", "best": list(best)}, f"optimal: nothing beats {_short(rules.shown(best), 24)}"
-        if kind == "max":
-            better = [label for label, value in witnesses if value > best]
-            if better:
-                raise ClaimFails(f"optimal claimed, yet {better[0]} holds a better solution")
-            return {"op": "at_least", "k": best + 1}, f"optimal: {best} is the most, {best + 1} cannot be reached"
-        raise ClaimFails(f"optimal claimed for a run with nothing to optimise ({kind})")
-    if status != "solved" or kind != "satisfy":
-        raise ClaimFails(f"status {status} is not an outcome of a {kind} run")
-    distinct = _distinct(rules, [s for _, s in found])
-    if mode == "unique" and extra.get("unique") is True:
-        if len(distinct) != 1:
-            raise ClaimFails(f"unique claimed, yet {len(distinct)} different solutions are recorded")
-        return {"op": "block", "solutions": [folder.solution]}, "unique: no solution other than the one found"
-    if mode == "unique" and extra.get("unique") is False:
-        if len(distinct) < 2:
-            raise ClaimFails("not unique claimed without two different recorded solutions")
-        return None, "not unique: two different solutions recorded"
-    if mode == "count":
-        count = extra.get("count")
-        if not isinstance(count, int) or isinstance(count, bool) or count != len(distinct) or len(distinct) != len(found):
-            raise ClaimFails(f"count {_short(count)} claimed, but {len(distinct)} different solutions are recorded"
-                             + (f" among {len(found)} models" if len(distinct) != len(found) else ""))
-        if extra.get("count_complete") is True:
-            return {"op": "block", "solutions": [s for _, s in found]}, f"exactly {count} solutions"
-        return None, f"at least {count} solutions (the count stopped at its limit)"
-    if mode == "solve" and not {"unique", "count", "count_complete"} & set(extra):
-        return None, "solved: the recorded solution passes the referee"
-    raise ClaimFails(f"status solved with {', '.join(sorted(extra)) or 'nothing'} recorded does not fit mode {mode}")
-
-
-class ClaimFails(Exception):
-    """The run's claimed status cannot hold, whatever was refuted."""
+    return objective.closing(recorded(best, found))
 
 
 def _distinct(rules: Rules, solutions: list[dict]) -> list[dict]:

@@ -22,7 +22,8 @@ from rich.console import Console
 from rich.live import Live
 
 from smtpuzzles import puzzles
-from smtpuzzles.board import FINISHED, ProgressBoard, answer_fields, summary_table
+from smtpuzzles.statuses import ANSWERED
+from smtpuzzles.board import ProgressBoard, answer_fields, summary_table
 from smtpuzzles.cluster import dask_client, require_dask
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch
@@ -78,7 +79,7 @@ def engine_defaults(name: str) -> dict:
 def check_intact(run_dir: Path) -> None:
     """The folder as the audit reads it (schema, caps, hash chain, seal) and its instance: a broken
     ledger is never reported as an answer, nor resumed."""
-    from smtpuzzles.run import recorded_instance
+    from smtpuzzles.readback import recorded_instance
     from smtpuzzles.runfolder import open_run
 
     try:
@@ -130,7 +131,7 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
     if chosen is not None:
         run_dir, run = chosen
         check_intact(run_dir)
-        if run.get("status") in FINISHED:
+        if run.get("status") in ANSWERED:
             summary.update(status=run["status"], value=run.get("value"), run_dir=str(run_dir), skipped=True,
                            note="done before", **answer_fields(run))
             return
@@ -254,4 +255,4 @@ def run_batch_cli(args) -> int:
                      progress_every=getattr(args, "progress_every", EVERY))
     console.print(summary_table(rows))
     console.print(f"summary: {batch.out / 'summary.json'} and summary.csv")
-    return 0 if all(r["status"] in FINISHED for r in rows) else 1
+    return 0 if all(r["status"] in ANSWERED for r in rows) else 1

@@ -7,7 +7,6 @@ board looks the same whether the jobs run here or on a cluster sharing the outpu
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from smtpuzzles.render import STATUS_STYLE
+from smtpuzzles.statuses import ANSWERED, UNANSWERED
 
-FINISHED = ("optimal", "solved", "infeasible")
 
 
 def short(value, width: int = 16) -> str:
@@ -36,7 +35,7 @@ def answer_fields(run: dict) -> dict:
     extra = run.get("extra") or {}
     status = run.get("status")
     fields: dict = {"count": None, "count_complete": None, "unique": None}
-    if run.get("mode") == "count" and status in FINISHED + ("unknown", "interrupted"):
+    if run.get("mode") == "count" and status in ANSWERED + UNANSWERED:
         # No solution at all is a complete count of zero (the UNSAT first step proves it).
         fields["count"] = extra.get("count", 0 if status == "infeasible" else None)
         fields["count_complete"] = extra.get("count_complete", status == "infeasible")
@@ -159,23 +158,23 @@ def active_run(folder: Path) -> Path | None:
 
 
 def read_progress(run_dir: Path) -> dict:
+    """A job's row while it runs, through the one reader of run folders (which takes no lock and
+    leaves out a half-written last line); a folder not readable yet shows as just running."""
+    from smtpuzzles.errors import LedgerError
+    from smtpuzzles.live import read_live
+
     info = {"state": "running", "best": "", "found": "", "progress": ""}
     try:
-        solution = run_dir / "solution.json"
-        if solution.exists():
-            info["best"] = short(json.loads(solution.read_text()).get("value"))
-        lines = (run_dir / "steps.jsonl").read_bytes().splitlines()
-        steps = [json.loads(line) for line in lines if line.endswith(b"}")]
-        if steps:
-            last = steps[-1]
-            claim = last["claim"]
-            if claim["op"] in ("first", "block"):
-                found = sum(s["result"] == "sat" for s in steps if s["claim"]["op"] in ("first", "block"))
-                info["found"] = f"{found} found"
-            if claim["op"] == "exceed":
-                info["progress"] = f"{claim['pos'] + (last['result'] == 'unsat')} proved"
-            else:
-                info["progress"] = f"{len(steps)} checks"
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # a line being written; next poll
+        live = read_live(run_dir)
+    except (LedgerError, OSError, ValueError):
+        return info  # being created; next poll
+    progress, saved = live.progress, live.folder.saved
+    if saved is not None:
+        info["best"] = short(saved.get("value"))
+    if progress.found:
+        info["found"] = f"{progress.found} found"
+    if progress.length is not None:
+        info["progress"] = f"{progress.proved} proved"
+    else:
+        info["progress"] = f"{progress.steps} checks"
     return info

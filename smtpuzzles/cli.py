@@ -583,7 +583,7 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
     progress (where, best so far, checks per minute, slowest checks, estimate), a finished one its
     result and one progress line. `compact` (a live display): the panel and the best value only."""
     from smtpuzzles.live import UNFINISHED, duration, fields as progress_fields, read_live, summary_line
-    from smtpuzzles.run import Rules, recorded_instance
+    from smtpuzzles.readback import Rules, recorded_instance
 
     live = read_live(run_dir)  # checked like the audit reads it (schema, caps, chain), with no lock taken
     folder, progress = live.folder, live.progress

@@ -1,7 +1,8 @@
-"""Objective strategies over an engine. Every solver check goes through one `Recorder`.
+"""Every solver check of a run goes through one `Recorder`; `run_objective` asks the first one and
+hands the rest to the objective kind's search (smtpuzzles.objectives).
 
-The driver knows objectives (lexicographic maximum, integer maximum, satisfy/unique/count), never a
-puzzle: a solution reaches it already decoded, refereed and valued by callables it is handed.
+The driver names no objective kind and no puzzle: a solution reaches it already decoded, refereed
+and valued by callables it is handed.
 Every check is described by a structured claim (see `objective.claim_terms`), recorded before the
 driver acts on its answer, and replayed from the ledger when a run is resumed.
 """
@@ -9,13 +10,14 @@ driver acts on its answer, and replayed from the ledger when a run is resumed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+
 from typing import Any, Callable
 
 from smtpuzzles.cubes import with_cube, without_cube
 from smtpuzzles.formula import smt2
 from smtpuzzles.ledger import canonical_json
-from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms, describe
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import Outcome, RefereeRejected, claim_terms, describe, kind_of, stopped
 
 
 # Seconds a check runs under the encoding's first guess before the driver asks for its second
@@ -25,21 +27,8 @@ from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy, claim_terms,
 SECOND_GUESS_AFTER = 5.0
 
 
-class RefereeRejected(RuntimeError):
-    """A model the solver returned broke the puzzle's rules: an encoding bug, never shown as an answer."""
-
-
 class ResumeMismatch(RuntimeError):
     pass
-
-
-@dataclass
-class Outcome:
-    status: str  # optimal | solved | infeasible | unknown | interrupted
-    value: Any = None
-    solution: dict | None = None
-    certificate: dict | None = None  # {"claim":..., "step": index}
-    extra: dict = field(default_factory=dict)  # unique, count, ...
 
 
 class Recorder:
@@ -244,152 +233,13 @@ class Recorder:
         self.on_step(step)
 
 
-def _stopped(result: str) -> str | None:
-    return result if result in ("unknown", "interrupted") else None
-
-
 def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = None, search: str = "descend") -> Outcome:
+    """The first check, then the objective kind's own search (smtpuzzles.objectives)."""
     objective = rec.encoding.objective
     result, solution, value = rec.check({"op": "first"})
-    if _stopped(result):
+    if stopped(result):
         return Outcome(result)
     if result == "unsat":
         return Outcome("infeasible", certificate={"claim": {"op": "first"}})
     rec.on_solution(solution, value)
-    if isinstance(objective, LexMax):
-        return _lex(rec, objective, solution, value, search)
-    if isinstance(objective, IntMax):
-        return _int_max(rec, objective, solution, value)
-    return _satisfy(rec, objective, solution, value, mode, limit)
-
-
-def _lex(rec: Recorder, objective: LexMax, solution: dict, best: list[int], search: str) -> Outcome:
-    """Position by position, with the proved prefix fixed. A position already at the largest value
-    with copies left needs no solver call (a `bound` step). Otherwise, by `search`:
-
-    - `descend` (the default): ask for the largest value left there, then the one below, down to
-      the best value's: the first SAT answer is the position's maximum, and if none comes the best
-      value is. Where SAT answers cost far more than UNSAT ones (measured in scripts/bench_kingtour.py:
-      0.2 s against 0.01 s on its 9x9 board), this asks at most one SAT question per position;
-    - `leap` (runs made while it was the default): ask for more than the best value first, and
-      descend from the top only after that raised it;
-    - `climb` (runs recorded before): ask for more than the best value until UNSAT, one SAT answer
-      per step up.
-    Each run records its search: a resume must ask the same questions in the same order."""
-    prefix: list[int] = []
-
-    def ask(than: int) -> str:
-        nonlocal best, solution
-        claim = {"op": "exceed", "prefix": list(prefix), "pos": len(prefix), "than": than}
-        result, found, value = rec.check(claim)
-        if result == "sat":
-            i = len(prefix)
-            if not (value[:i] == best[:i] and value[i] > than):
-                raise RefereeRejected(f"the model does not meet the claim at position {i + 1}")
-            best, solution = value, found
-            rec.on_solution(solution, best)
-        return result
-
-    while len(prefix) < objective.length:
-        i = len(prefix)
-        top = _largest_left(objective, prefix)
-        if best[i] >= top:
-            claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
-            rec.note_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
-            prefix.append(best[i])
-            continue
-        if search != "descend":
-            result = ask(best[i])
-            if _stopped(result):
-                return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
-            if result == "unsat":
-                prefix.append(best[i])
-                continue
-            if search == "climb" or best[i] >= top:
-                continue  # ask again above the new value (at the top: closed by the bound)
-        than = top - 1
-        while than >= best[i]:
-            result = ask(than)  # "at least than + 1"; every value above it refuted already
-            if _stopped(result):
-                return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
-            if result == "sat":
-                break
-            than -= 1
-        if best[i] < top:  # at the top the next round closes it by the bound, as a climb would
-            prefix.append(best[i])
-    closing = {"op": "lex_greater", "best": list(best)}
-    result, _, _ = rec.check(closing)
-    if result == "sat":
-        raise RefereeRejected("the closing certificate found a better vector after every position was closed")
-    if _stopped(result):
-        return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
-    return Outcome("optimal", best, solution, certificate={"claim": closing}, extra={"proved_digits": len(prefix)})
-
-
-def _largest_left(objective: LexMax, prefix: list[int]) -> int:
-    if not objective.multiplicity:
-        return max(objective.domain)
-    used: dict[int, int] = {}
-    for d in prefix:
-        used[d] = used.get(d, 0) + 1
-    left = [d for d in objective.domain if used.get(d, 0) < objective.multiplicity.get(d, 0)]
-    return max(left) if left else max(objective.domain)
-
-
-def _int_max(rec: Recorder, objective: IntMax, solution: dict, best: int) -> Outcome:
-    """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
-    With `descend`, first ask the ceiling and each bound below it down to best + 1, stopping at the
-    first SAT answer: when the bound just above it was refuted, that step is the certificate;
-    otherwise (SAT at the ceiling itself) the climb goes on from there. A first model that came from
-    the encoding's guess is usually optimal already, so then the climb starts at once: every bound
-    refuted above best + 1 would be a proof that the one at best + 1 makes redundant."""
-    if objective.descend and objective.upper is not None and not rec.guided:
-        refuted = None  # the lowest bound refuted so far
-        for k in range(objective.upper, best, -1):
-            result, found, value = rec.check({"op": "at_least", "k": k})
-            if _stopped(result):
-                return Outcome(result, best, solution)
-            if result == "unsat":
-                refuted = k
-                continue
-            if refuted is not None and value >= refuted:
-                raise RefereeRejected(f"the model is worth {value}, yet at least {refuted} was refuted")
-            best, solution = _improved(rec, k, found, value)
-            break
-        if refuted == best + 1:
-            return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": refuted}})
-    while True:
-        claim = {"op": "at_least", "k": best + 1}
-        result, found, value = rec.check(claim)
-        if _stopped(result):
-            return Outcome(result, best, solution)
-        if result == "unsat":
-            return Outcome("optimal", best, solution, certificate={"claim": claim})
-        best, solution = _improved(rec, best + 1, found, value)
-
-
-def _improved(rec: Recorder, k: int, found: dict, value: int) -> tuple[int, dict]:
-    """A SAT answer to "at least k": its refereed value must reach k; it becomes the best."""
-    if value < k:
-        raise RefereeRejected(f"the model is worth {value}, the check asked for at least {k}")
-    rec.on_solution(found, value)
-    return value, found
-
-
-def _satisfy(rec: Recorder, objective: Satisfy, solution: dict, value, mode: str, limit: int | None) -> Outcome:
-    if mode == "solve":
-        return Outcome("solved", value, solution)
-    found = [solution]
-    while True:
-        if mode == "unique" and len(found) == 2:
-            return Outcome("solved", value, solution, extra={"unique": False, "other": found[1]})
-        if mode == "count" and limit is not None and len(found) >= limit:
-            return Outcome("solved", value, solution, extra={"count": len(found), "count_complete": False})
-        claim = {"op": "block", "solutions": list(found)}
-        result, other, _ = rec.check(claim)
-        if _stopped(result):
-            return Outcome(result, value, solution, extra={"count": len(found)})
-        if result == "unsat":
-            extra = {"unique": len(found) == 1} if mode == "unique" else {"count": len(found), "count_complete": True}
-            return Outcome("solved", value, solution, certificate={"claim": claim}, extra=extra)
-        found.append(other)
+    return kind_of(objective).search(rec, objective, solution, value, mode, limit, search)

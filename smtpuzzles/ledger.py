@@ -25,15 +25,15 @@ import secrets
 import socket
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from smtpuzzles import runfolder
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.locking import FolderLock
+from smtpuzzles.statuses import ANSWERED
 
 FORMAT = 1
 GENESIS = "0" * 64
-FINISHED = ("optimal", "solved", "infeasible")  # statuses that answer; a finished run is never resumed
 
 
 def sha256_text(text: str) -> str:
@@ -111,53 +111,6 @@ def _open_regular_for_writing(path: Path, flags: int) -> int:
         os.close(fd)
         raise LedgerError("is not a regular file; refusing to write to it", str(path))
     return fd
-
-
-def read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LedgerError("file is missing", str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise LedgerError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", str(path)) from None
-
-
-@dataclass
-class StepsRead:
-    steps: list[dict]
-    last_hash: str
-    problems: list[str]  # chain breaks and malformed lines, with their line numbers
-    torn_tail: bool  # the last line was cut off mid-write (a kill), not edited
-
-
-def read_steps(run_dir: Path, genesis: str) -> StepsRead:
-    """Read steps.jsonl and check its hash chain from `genesis`."""
-    path = run_dir / "steps.jsonl"
-    if not path.exists():
-        return StepsRead([], genesis, [f"{path}: file is missing"], False)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    torn = False
-    if lines and lines[-1] == b"":
-        lines.pop()
-    elif lines:
-        torn = True  # no newline at the end: the writer died inside this line
-    steps, problems, prev = [], [], genesis
-    for number, line in enumerate(lines, 1):
-        if torn and number == len(lines):
-            break
-        try:
-            step = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            problems.append(f"steps.jsonl line {number}: not valid JSON")
-            break
-        if step.get("prev") != prev:
-            problems.append(f"steps.jsonl line {number}: hash chain broken (step edited, removed or moved)")
-        if step.get("index") != number - 1:
-            problems.append(f"steps.jsonl line {number}: step index {step.get('index')} where {number - 1} was due")
-        steps.append(step)
-        prev = hashlib.sha256(line).hexdigest()
-    return StepsRead(steps, prev, problems, torn)
 
 
 class Ledger:
@@ -238,14 +191,18 @@ class Ledger:
         # Held from before the first read to finish(): a second resume stops here, in one line.
         lock = FolderLock(run_dir).acquire()
         try:
-            run = read_json(run_dir / "run.json")
-            if run.get("status") in FINISHED:
+            # The one reader of run folders, as the audit reads them: schema, caps and hash chain.
+            run = runfolder.read_run_json(run_dir)
+            if run["status"] in ANSWERED:
                 # Another writer may have finished it between the caller's look and our lock.
                 raise LedgerError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
-            read = read_steps(run_dir, header_genesis(run))
-            problem = (read.problems or [None])[0] or seal_problem(run, read)
-            if problem:
-                raise LedgerError(problem + "; refusing to resume a tampered ledger", str(run_dir))
+            try:
+                read = runfolder.read_steps(run_dir, header_genesis(run))
+                problem = runfolder.seal_problem(run, read)
+                if problem:
+                    raise LedgerError(problem, str(run_dir / "steps.jsonl"))
+            except LedgerError as exc:
+                raise LedgerError(exc.message + "; refusing to resume a tampered ledger", exc.where) from None
             if read.torn_tail:
                 cut_torn_tail(run_dir / "steps.jsonl")
             previous = (run["status"], run.get("value"))
@@ -292,10 +249,10 @@ class Ledger:
         # line and counting it, or in the middle of a line (cut here, as resume would).
         try:
             self._steps.close()
-            read = read_steps(self.dir, header_genesis(self.run))
-            if read.torn_tail:
+            lines, last_hash, torn = runfolder.chain_end(self.dir, header_genesis(self.run))
+            if torn:
                 cut_torn_tail(self.dir / "steps.jsonl")
-            self.next_index, self.last_hash = len(read.steps), read.last_hash
+            self.next_index, self.last_hash = lines, last_hash
             self.run.update(status=status, value=value, ended=now())
             self.save_run()
         finally:
@@ -324,8 +281,8 @@ def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record
     run_dir = Path(run_dir)
     lock = FolderLock(run_dir).acquire()
     try:
-        run = read_json(run_dir / "run.json")
-        if run.get("last_step_sha256") != sealed_hash or run.get("status") not in FINISHED:
+        run = runfolder.read_run_json(run_dir)
+        if run["last_step_sha256"] != sealed_hash or run["status"] not in ANSWERED:
             raise LedgerError("the run changed while its proof was being made; certify it again", str(run_dir))
         for name, data in files.items():
             _replace_with(run_dir / name, lambda handle, data=data: handle.write(data))
@@ -356,28 +313,6 @@ def cut_torn_tail(path: Path) -> None:
         os.close(fd)
 
 
-def seal_problem(run: dict, read: StepsRead) -> str | None:
-    """A run that stopped on its own (any status but `running`, which only a kill leaves behind)
-    sealed its step count and last hash in run.json: a cut-off or extended tail shows here."""
-    if run.get("status") == "running":
-        return None
-    if run.get("steps") != len(read.steps) or run.get("last_step_sha256") != read.last_hash:
-        return (f"steps.jsonl: run.json seals {run.get('steps')} steps but the file holds {len(read.steps)} "
-                "or ends differently (steps cut off, appended or edited)")
-    return None
-
-
 def header_genesis(run: dict) -> str:
     """The first step's `prev`: the instance hash, so steps cannot be moved to another run."""
     return run.get("instance_sha256", GENESIS)
-
-
-def read_base(run_dir: Path, run: dict) -> str:
-    path = run_dir / run.get("base", {}).get("file", "base.smt2.gz")
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise LedgerError("base formula is missing", str(path)) from None
-    except (OSError, EOFError) as exc:
-        raise LedgerError(f"base formula is unreadable ({exc})", str(path)) from None

@@ -18,18 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from smtpuzzles.durations import duration
 from smtpuzzles.errors import LedgerError
+from smtpuzzles.objectives import kind_of_claim, known
+from smtpuzzles.statuses import RESUMABLE
 
 RECENT_MINUTES = 10  # the window of solver time the recent rate is measured over
 RECENT_CHECKS = 5  # ...but never fewer checks than this: one 12-minute check is no rate
-RECENT_POSITIONS = 5  # closed positions the time per position is averaged over
 SLOWEST = 3
-UNFINISHED = ("running", "interrupted", "unknown")
-# Which objective a claim belongs to, for the live view (it sees steps, not the run record).
+UNFINISHED = RESUMABLE  # runs still going, or stopped and resumable: the live view shows their progress
 # Steps that ran no solver: a position settled by a bound, a check closed because every one of its
 # cubes was refuted (smtpuzzles.cubes; the cubes are steps of their own).
 NOT_SOLVER = ("bound", "cubes")
-OBJECTIVE_OF_CLAIM = {"exceed": "lex", "lex_greater": "lex", "at_least": "max", "block": "satisfy"}
 
 
 @dataclass
@@ -69,9 +69,8 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
               window_minutes: float = RECENT_MINUTES) -> Progress:
     """The progress the steps show. `objective` is the run's (lex, max, satisfy); without it, it is
     read off the claims. A value of the wrong shape is refused naming its line of `where`."""
-    if objective is None:
-        objective = next((OBJECTIVE_OF_CLAIM[s["claim"]["op"]] for s in steps
-                          if s["claim"]["op"] in OBJECTIVE_OF_CLAIM), "")
+    if objective is None:  # read off the claims: the live view sees steps, not the run record
+        objective = next((kind_of_claim(s["claim"]).KIND for s in steps if kind_of_claim(s["claim"])), "")
     solver = [s for s in steps if s.get("by") not in NOT_SOLVER]
     seconds = [float(s.get("seconds", 0)) for s in solver]
     out = Progress(objective, len(steps), len(solver), sum(seconds))
@@ -90,14 +89,8 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
     out.recent_minutes, out.recent_checks = spent / 60, count
     if spent > 0:
         out.rate_recent = 60 * count / spent
-    if objective == "lex":
-        _lex(out, steps, where)
-    elif objective == "max":
-        _max(out, steps, where)
-    elif objective == "satisfy":
-        out.found = sum(1 for s in steps if s["result"] == "sat")
-        out.best = next((s.get("value") for s in steps if s["result"] == "sat"), None)
-        out.closed = any(s["claim"]["op"] == "block" and s["result"] == "unsat" for s in steps)
+    if known(objective):
+        known(objective).progress(out, steps, lambda step, message: _bad(step, where, message))
     return out
 
 
@@ -105,110 +98,7 @@ def _bad(step: dict, where: str, message: str) -> LedgerError:
     return LedgerError(message, f"{where} line {step['index'] + 1}")
 
 
-def _lex(out: Progress, steps: list[dict], where: str) -> None:
-    per_position: dict[int, float] = {}
-    refuted: set[tuple] = set()  # (prefix, position, than) of the UNSAT questions
-    for s in steps:
-        claim = s["claim"]
-        if s["result"] == "sat":
-            value = s.get("value")
-            if not (isinstance(value, list) and value and all(isinstance(d, int) and not isinstance(d, bool)
-                                                              for d in value)):
-                raise _bad(s, where, "a sat step's value is not a vector of integers")
-            if out.length is None:
-                out.length = len(value)
-            elif len(value) != out.length:
-                raise _bad(s, where, f"a sat step's vector has {len(value)} positions, the first had {out.length}")
-            if out.best is None or value > out.best:
-                out.best, out.best_step = value, s["index"]
-        if claim["op"] == "exceed":
-            pos = claim["pos"]
-            if out.length is None or not 0 <= pos < out.length:
-                raise _bad(s, where, f"the claim's position {pos} is outside the vector")
-            per_position[pos] = per_position.get(pos, 0.0) + float(s.get("seconds", 0))
-            # A question at a position stands on a proved prefix. An UNSAT answer closes its
-            # position when it refutes more than the best value there; refutations from the top
-            # down leave it open until a SAT answer lands just below one of them. One refuted cube
-            # proves nothing.
-            prefix = claim.get("prefix")
-            if isinstance(prefix, list):
-                out.proved = max(out.proved, len(prefix))
-            if "cube" in claim or not isinstance(prefix, list):
-                continue
-            asked = (tuple(prefix), pos, claim.get("than"))
-            if s["result"] == "unsat":
-                refuted.add(asked)
-                if out.best is not None and claim.get("than") == out.best[pos]:
-                    out.proved = max(out.proved, pos + 1)
-            elif s["result"] == "sat" and isinstance(asked[2], int) and (asked[0], pos, asked[2] + 1) in refuted \
-                    and out.best is not None and out.best[pos] == asked[2] + 1:
-                out.proved = max(out.proved, pos + 1)  # descending: everything above it was refuted
-        elif claim["op"] == "lex_greater":
-            if out.length is not None:
-                out.proved = out.length  # the driver asks it only once every position is closed
-            if s["result"] == "unsat" and "cube" not in claim:
-                out.closed = True
-    if out.length is None:
-        return
-    out.current_seconds = per_position.get(out.proved, 0.0)
-    closed = [per_position.get(p, 0.0) for p in range(max(0, out.proved - RECENT_POSITIONS), out.proved)]
-    left = out.length - out.proved
-    if closed:
-        out.per_position = sum(closed) / len(closed)
-        out.positions_averaged = len(closed)
-    if out.closed:
-        out.remaining, out.remaining_why = 0.0, "none: the closing check is refuted"
-    elif left == 0:
-        out.remaining_why = "every position is proved; the closing check is left"
-    elif out.per_position == 0:
-        out.remaining_why = "only positions closed by the bound so far, which cost nothing"
-    elif out.per_position is not None:
-        out.remaining = left * out.per_position
-        out.remaining_why = f"{left} left x {duration(out.per_position)} (mean of last {len(closed)})"
-    else:
-        out.remaining_why = "no position closed yet"
-
-
-def _max(out: Progress, steps: list[dict], where: str) -> None:
-    refuted = []
-    for s in steps:
-        if s["result"] == "sat":
-            value = s.get("value")
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise _bad(s, where, "a sat step's value is not an integer")
-            if out.best is None or value > out.best:
-                out.best, out.best_step = value, s["index"]
-        if s["claim"]["op"] == "at_least" and s["result"] == "unsat" and "cube" not in s["claim"]:
-            refuted.append(s["claim"]["k"])
-    out.lower = out.best
-    if refuted:
-        out.upper = min(refuted) - 1
-    if out.lower is not None and out.upper is not None:
-        out.closed = out.upper <= out.lower
-        left = max(out.upper - out.lower, 0)
-        per_check = 60 / out.rate_recent if out.rate_recent else None
-        if out.closed:
-            out.remaining, out.remaining_why = 0.0, "none: the bound above the best is refuted"
-        elif per_check is not None:
-            out.remaining = left * per_check
-            out.remaining_why = f"at most {left} bounds x {duration(per_check)} (recent mean)"
-
-
 # ------------------------------------------------------------------------------------------ words
-def duration(seconds: float) -> str:
-    """Seconds in a few characters: 0.04s, 12.3s, 4m 05s, 2h 07m, 3d 04h."""
-    if seconds < 60:
-        return f"{seconds:.2f}s" if seconds < 10 else f"{seconds:.1f}s"
-    minutes, secs = divmod(round(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h {minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours:02d}h"
-
-
 def per_minute(rate: float | None) -> str:
     if rate is None:
         return "—"
@@ -223,16 +113,9 @@ def rate_text(p: Progress) -> str:
 
 def where_text(p: Progress) -> str:
     """Where the run is, in one short phrase."""
-    if p.objective == "lex" and p.length is not None:
-        if p.position is not None:
-            return f"position {p.position} of {p.length} ({p.proved} proved, {duration(p.current_seconds)} on it)"
-        return f"all {p.length} positions proved" + (", the closing check refuted" if p.closed
-                                                     else "; the closing check is next")
-    if p.objective == "max" and p.lower is not None:
-        top = "not yet bounded" if p.upper is None else str(max(p.upper, p.lower))
-        return f"the optimum lies in {p.lower}..{top}" if top != str(p.lower) else f"the optimum is {p.lower}"
-    if p.objective == "satisfy" and p.found:
-        return f"{p.found} solution{'s' if p.found > 1 else ''} found" + (", no more" if p.closed else "")
+    phrase = known(p.objective).where(p) if known(p.objective) else None
+    if phrase:
+        return phrase
     return "before the first answer" if p.best is None else "first answer found"
 
 
@@ -276,10 +159,7 @@ def view_lines(p: Progress, this_check: float | None = None) -> list[str]:
 def summary_line(p: Progress) -> str:
     """The progress in one line (under 80 columns for the runs this tool makes); the rate is per
     minute of solver time, as everywhere here."""
-    where = where_text(p)
-    if p.objective == "lex" and p.length is not None:
-        where = (f"position {p.position} of {p.length}, {p.proved} proved" if p.position is not None
-                 else f"all {p.length} positions proved")
+    where = (known(p.objective).where(p, brief=True) if known(p.objective) else None) or where_text(p)
     slowest = f"; slowest {duration(p.slowest[0][1])}" if p.slowest else ""
     return f"progress: {where}; {p.checks} checks, {per_minute(p.rate_overall)}/min{slowest}"
 

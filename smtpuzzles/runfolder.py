@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, MAX_CUBE
-from smtpuzzles.objective import SEARCHES
+from smtpuzzles.objectives import SEARCHES, claim_fields, integer_list_fields
 from smtpuzzles.engines import check_params
 from smtpuzzles.errors import InputError, LedgerError
+from smtpuzzles.statuses import STATUSES
 
 # File names are fixed: run.json may name its files, but only these names are accepted, so a
 # recorded path can never point outside the folder.
@@ -56,10 +57,7 @@ MAX_STEP_LINE = 16 * MiB
 MAX_GZ_FILE = 1024 * MiB
 
 GENESIS = "0" * 64
-STATUSES = ("running", "optimal", "solved", "infeasible", "unknown", "interrupted")
-FINISHED = ("optimal", "solved", "infeasible", "unknown", "interrupted")
 RESULTS = ("sat", "unsat", "unknown", "interrupted")
-CLAIM_OPS = ("first", "exceed", "lex_greater", "at_least", "block")
 
 
 # ------------------------------------------------------------------------------------- raw access
@@ -313,9 +311,8 @@ def check_claim(claim, where: str) -> dict:
     """A claim's shape (op and field types); its ranges are the encoder's to judge."""
     _require(isinstance(claim, dict), "claim must be an object", where)
     op = claim.get("op")
-    _require(op in CLAIM_OPS, f"unknown claim op {str(op)[:40]!r}", where)
-    fields = {"first": {}, "exceed": {"prefix": list, "pos": int, "than": int}, "lex_greater": {"best": list},
-              "at_least": {"k": int}, "block": {"solutions": list}}[op]
+    fields = claim_fields(op) if isinstance(op, str) else None  # each objective kind names its claims
+    _require(fields is not None, f"unknown claim op {str(op)[:40]!r}", where)
     if "cube" in claim:  # one cube of a split check (smtpuzzles.cubes): a few variable names
         cube = claim["cube"]
         _require(isinstance(cube, list) and 1 <= len(cube) <= MAX_CUBE and all(isinstance(n, str) and _is_name(n) for n in cube),
@@ -325,7 +322,7 @@ def check_claim(claim, where: str) -> dict:
     for key, kind in fields.items():
         value = claim[key]
         _require(isinstance(value, kind) and not isinstance(value, bool), f"claim field {key} must be {kind.__name__}", where)
-    for key in ("prefix", "best"):
+    for key in integer_list_fields(op):
         if key in claim:
             _require(all(_is_int(d) for d in claim[key]), f"claim field {key} must hold integers", where)
     if op == "block":
@@ -516,6 +513,36 @@ def read_steps(folder: Path, genesis: str) -> StepsRead:
     return StepsRead(steps, prev, torn)
 
 
+SEALED = ("run.json seals {sealed} steps but the file holds {held} or ends differently (steps cut off, appended "
+          "or edited)")
+
+
+def seal_problem(run: dict, read: StepsRead) -> str | None:
+    """A run that stopped on its own (any status but `running`, which only a kill leaves behind)
+    sealed its step count and last hash in run.json: a cut-off or extended tail shows here."""
+    if run["status"] == "running":
+        return None
+    if run["steps"] != len(read.steps) or run["last_step_sha256"] != read.last_hash:
+        return SEALED.format(sealed=run["steps"], held=len(read.steps))
+    return None
+
+
+def chain_end(folder: Path, genesis: str) -> tuple[int, str, bool]:
+    """(complete lines, the last one's sha-256, whether a torn line follows) of steps.jsonl: what
+    the writer seals, counted from the file as it is on disk, by the writer itself under its lock."""
+    handle = _open_regular(folder, STEPS, "steps.jsonl")
+    if handle is None:
+        raise LedgerError("file is missing", str(folder / STEPS))
+    count, last, torn = 0, genesis, False
+    with handle:
+        for line in handle:
+            if not line.endswith(b"\n"):
+                torn = True
+                break
+            count, last = count + 1, hashlib.sha256(line[:-1]).hexdigest()
+    return count, last, torn
+
+
 # ------------------------------------------------------------------------------------------ folder
 @dataclass
 class RunFolder:
@@ -563,10 +590,8 @@ def open_run(folder: Path) -> RunFolder:
     folder = Path(folder)
     run = read_run_json(folder)
     read = read_steps(folder, run["instance_sha256"])
-    if run["status"] != "running":
-        if read.torn_tail or run["steps"] != len(read.steps) or run["last_step_sha256"] != read.last_hash:
-            raise LedgerError(f"run.json seals {run['steps']} steps but the file holds {len(read.steps)} "
-                              "or ends differently (steps cut off, appended or edited)", str(folder / STEPS))
+    if run["status"] != "running" and (read.torn_tail or seal_problem(run, read)):
+        raise LedgerError(SEALED.format(sealed=run["steps"], held=len(read.steps)), str(folder / STEPS))
     raw = read_capped(folder, SOLUTION, MAX_SOLUTION_JSON, "solution.json", required=False)
     saved = None if raw is None else check_saved_solution(parse_json(raw, str(folder / SOLUTION), MAX_JSON_VALUES[SOLUTION]),
                                                           str(folder / SOLUTION))

@@ -30,7 +30,7 @@ from smtpuzzles.cli import main
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.run import Rules
+from smtpuzzles.readback import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "scripts" / "examples"
@@ -50,7 +50,7 @@ def main_proof_only(monkeypatch):
     proof on the reference encoding (tests/test_reference_claims.py) is left out of them."""
     import smtpuzzles.run
 
-    monkeypatch.setattr(smtpuzzles.run, "reference_query", lambda module, instance, claim, where: None)
+    monkeypatch.setattr(smtpuzzles.readback, "reference_query", lambda module, instance, claim, where: None)
 
 
 # kind -> the `smtpuzzles solve` arguments of a pristine run of it

@@ -75,7 +75,8 @@ def test_a_held_run_folder_refuses_a_second_writer_naming_the_holder(tmp_path):
 
 
 def test_the_lock_lives_as_long_as_the_ledger(tmp_path):
-    header = {"puzzle": "p", "instance_sha256": "a" * 64, "engine": {"name": "z3", "params": {}}}
+    header = {"puzzle": "p", "instance": {}, "instance_sha256": "a" * 64, "encoding": {"name": "p", "version": 1},
+              "engine": {"name": "z3", "params": {}}}
     ledger = Ledger.create(tmp_path, header, "", "")
     with pytest.raises(FolderBusy, match=rf"in use by another process \(pid {os.getpid()}\)"):
         FolderLock(ledger.dir).acquire()

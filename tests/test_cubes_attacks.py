@@ -321,7 +321,7 @@ def test_a_malformed_scheduler_address_is_one_line(cli, address):
 
 
 def test_a_worker_with_another_encoder_refuses_to_answer(split_4x4):
-    from smtpuzzles.cubes import solve_cube
+    from smtpuzzles.cluster import solve_cube
 
     run, _ = read_ledger(split_4x4)
     job = {"puzzle": "kingtour", "instance": run["instance"], "encoding": "onehot-sym", "engine": "sat", "params": {},

@@ -7,6 +7,7 @@ Exit statuses (README): 0 an answer, 1 an internal error (a model the referee re
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -19,7 +20,8 @@ from smtpuzzles import driver as drv
 from smtpuzzles.engines import CheckResult
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import CNF, Formula, lit
-from smtpuzzles.ledger import Ledger, read_json, read_steps, seal_problem
+from smtpuzzles.ledger import Ledger
+from smtpuzzles.runfolder import chain_end, read_run_json, read_steps, seal_problem
 from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
 from smtpuzzles.puzzles import nonary
 from test_differential import COUNTED, tatamibari_solutions
@@ -531,13 +533,24 @@ def test_unknown_steps_in_a_record_are_asked_again():
 
 
 # ------------------------------------------------------------------------------------------ ledger
-HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "ab" * 32}
+HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "ab" * 32, "encoding": {"name": "toy", "version": 1},
+          "engine": {"name": "z3", "params": {}}}
+
+
+def read_json(path):
+    return json.loads(path.read_text())
+
+
+def step(claim: dict, result: str, value=None) -> dict:
+    """A step as the driver records one (the run-folder reader checks the schema on resume)."""
+    return {"claim": claim, "assumptions": [], "result": result,
+            **({"solution": {}, "value": value} if result == "sat" else {})}
 
 
 def new_ledger(tmp_path, steps=3, finish="optimal") -> Ledger:
     ledger = Ledger.create(tmp_path / "runs", dict(HEADER), "input", "(check-sat)\n")
     for i in range(steps):
-        ledger.append({"claim": {"op": "at_least", "k": i}, "result": "sat" if i < steps - 1 else "unsat"})
+        ledger.append(step({"op": "at_least", "k": i}, "sat" if i < steps - 1 else "unsat", i))
     if finish:
         ledger.finish(finish, steps - 1)
     return ledger
@@ -548,7 +561,7 @@ def test_a_new_ledger_chains_its_steps_from_the_instance_hash(tmp_path):
     run = read_json(ledger.dir / "run.json")
     assert run["status"] == "optimal" and run["steps"] == 3 and run["value"] == 2
     read = read_steps(ledger.dir, HEADER["instance_sha256"])
-    assert read.problems == [] and not read.torn_tail and len(read.steps) == 3
+    assert not read.torn_tail and len(read.steps) == 3
     assert read.steps[0]["prev"] == HEADER["instance_sha256"] and run["last_step_sha256"] == read.last_hash
     assert ledger.refuting_step({"op": "at_least", "k": 2}) == 2
     assert (ledger.dir / "input.txt").read_text() == "input"
@@ -571,16 +584,18 @@ def test_read_steps_names_the_damaged_line(tmp_path, damage, fragment):
     ledger = new_ledger(tmp_path)
     path = ledger.dir / "steps.jsonl"
     path.write_text("\n".join(damage(path.read_text().splitlines())) + "\n")
-    problems = read_steps(ledger.dir, HEADER["instance_sha256"]).problems
-    assert problems and fragment in problems[0]
+    with pytest.raises(LedgerError) as caught:
+        read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert fragment in str(caught.value)
 
 
 def test_a_wrong_step_index_is_named(tmp_path):
     ledger = new_ledger(tmp_path, finish=None)
-    ledger.append({"index": 7, "claim": {"op": "first"}, "result": "sat"})  # an index given by hand
+    ledger.append({"index": 7, **step({"op": "first"}, "sat", 0)})  # an index given by hand
     ledger.finish("unknown", None)
-    problems = read_steps(ledger.dir, HEADER["instance_sha256"]).problems
-    assert problems == ["steps.jsonl line 4: step index 7 where 3 was due"]
+    with pytest.raises(LedgerError) as caught:
+        read_steps(ledger.dir, HEADER["instance_sha256"])
+    assert caught.value.message == "line 4: step index 7 where 3 was due"
 
 
 def test_a_finished_ledger_seals_its_length(tmp_path):
@@ -590,7 +605,6 @@ def test_a_finished_ledger_seals_its_length(tmp_path):
     path.write_text("\n".join(lines[:-1]) + "\n")  # the last step cut off: the chain itself is intact
     run = read_json(ledger.dir / "run.json")
     read = read_steps(ledger.dir, HEADER["instance_sha256"])
-    assert read.problems == []
     assert "run.json seals 3 steps but the file holds 2" in seal_problem(run, read)
     with pytest.raises(LedgerError, match="refusing to resume a tampered ledger"):
         Ledger.resume(ledger.dir)
@@ -603,15 +617,15 @@ def test_a_killed_run_resumes_without_its_torn_line(tmp_path):
     ledger._steps.flush()
     ledger.close()
     read = read_steps(ledger.dir, HEADER["instance_sha256"])
-    assert read.torn_tail and read.problems == [] and len(read.steps) == 3
+    assert read.torn_tail and len(read.steps) == 3
     assert seal_problem(read_json(ledger.dir / "run.json"), read) is None  # `running`: nothing sealed
     again, steps = Ledger.resume(ledger.dir)
     assert len(steps) == 3 and again.previous == ("running", None)
     assert (ledger.dir / "steps.jsonl").read_bytes().endswith(b"}\n")
-    step = again.append({"claim": {"op": "first"}, "result": "unsat"})
-    assert step["index"] == 3 and step["prev"] == read.last_hash
+    added = again.append(step({"op": "first"}, "unsat"))
+    assert added["index"] == 3 and added["prev"] == read.last_hash
     again.finish("optimal", 2)
-    assert read_steps(ledger.dir, HEADER["instance_sha256"]).problems == []
+    assert len(read_steps(ledger.dir, HEADER["instance_sha256"]).steps) == 4  # the chain reads whole
     assert read_json(ledger.dir / "run.json")["resumed"]
 
 
@@ -622,17 +636,19 @@ def test_a_finished_run_is_not_resumed(tmp_path):
 
 
 def test_unreadable_run_json_is_one_ledger_error(tmp_path):
-    with pytest.raises(LedgerError, match="file is missing"):
-        read_json(tmp_path / "run.json")
+    with pytest.raises(LedgerError, match="no run.json"):
+        read_run_json(tmp_path)
     (tmp_path / "run.json").write_text("[1,")
     with pytest.raises(LedgerError, match="not valid JSON"):
-        read_json(tmp_path / "run.json")
+        read_run_json(tmp_path)
+    with pytest.raises(LedgerError, match="not valid JSON"):  # resume reads it through the same reader
+        Ledger.resume(tmp_path)
 
 
 def test_a_new_run_folder_holds_what_it_promises(tmp_path):
     import gzip
 
-    from smtpuzzles.ledger import GENESIS, header_genesis, read_base, sha256_text
+    from smtpuzzles.ledger import GENESIS, header_genesis, sha256_text
 
     ledger = Ledger.create(tmp_path / "deep" / "runs", dict(HEADER, mode="count"), "the input", "(assert true)\n")
     run = read_json(ledger.dir / "run.json")
@@ -641,10 +657,11 @@ def test_a_new_run_folder_holds_what_it_promises(tmp_path):
     assert run["puzzle"] == "toy" and run["mode"] == "count" and run["resumed"] == []
     assert run["last_step_sha256"] == HEADER["instance_sha256"]
     assert run["base"] == {"file": "base.smt2.gz", "sha256": sha256_text("(assert true)\n")}
-    assert read_base(ledger.dir, run) == "(assert true)\n"
+    with gzip.open(ledger.dir / "base.smt2.gz", "rt") as handle:
+        assert handle.read() == "(assert true)\n"
     assert (ledger.dir / "steps.jsonl").read_bytes() == b""
     empty = read_steps(ledger.dir, HEADER["instance_sha256"])
-    assert (empty.steps, empty.last_hash, empty.problems, empty.torn_tail) == ([], HEADER["instance_sha256"], [], False)
+    assert (empty.steps, empty.last_hash, empty.torn_tail) == ([], HEADER["instance_sha256"], False)
     assert header_genesis({}) == GENESIS == "0" * 64
     # Each line is canonical JSON (sorted keys, no spaces) carrying its index and the previous hash.
     step = ledger.append({"result": "sat", "claim": {"op": "first"}})
@@ -684,17 +701,18 @@ def test_a_run_folder_has_one_writer_at_a_time(tmp_path):
     third.close()
 
 
-def test_steps_read_from_damaged_bytes(tmp_path):
+def test_the_writers_count_of_damaged_bytes(tmp_path):
+    """What finish() seals: complete lines and the last one's hash, a torn line left out; the
+    reader refuses a missing file in one line."""
     path = tmp_path / "steps.jsonl"
-    read = read_steps(tmp_path, "g")
-    assert (read.steps, read.last_hash, read.torn_tail) == ([], "g", False)
-    assert read.problems == [f"{path}: file is missing"]
+    with pytest.raises(LedgerError, match="file is missing"):
+        read_steps(tmp_path, "g")
+    with pytest.raises(LedgerError, match="file is missing"):
+        chain_end(tmp_path, "g")
     path.write_bytes(b'{"index":0,"pr')  # a kill during the very first line
-    read = read_steps(tmp_path, "g")
-    assert (read.steps, read.problems, read.torn_tail, read.last_hash) == ([], [], True, "g")
-    path.write_bytes(b'{"index":0,"prev":"g"}\n\xff\xfe\n{"index":2}\n')
-    read = read_steps(tmp_path, "g")
-    assert read.problems == ["steps.jsonl line 2: not valid JSON"] and len(read.steps) == 1  # reading stops there
+    assert chain_end(tmp_path, "g") == (0, "g", True)
+    path.write_bytes(b'{"index":0}\nsecond\nthi')
+    assert chain_end(tmp_path, "g") == (2, hashlib.sha256(b"second").hexdigest(), True)
 
 
 def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
@@ -707,20 +725,6 @@ def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
 
 
-def test_base_formula_missing_or_damaged(tmp_path):
-    from smtpuzzles.ledger import read_base
-
-    ledger = new_ledger(tmp_path)
-    run = read_json(ledger.dir / "run.json")
-    (ledger.dir / "base.smt2.gz").write_bytes(b"not gzip")
-    with pytest.raises(LedgerError, match="base formula is unreadable"):
-        read_base(ledger.dir, run)
-    (ledger.dir / "base.smt2.gz").unlink()
-    with pytest.raises(LedgerError, match="base formula is missing"):
-        read_base(ledger.dir, run)
-
-
-# ------------------------------------------------------------------ driver and ledger, in detail
 def run_watched(objective, script, **kwargs):
     """run_scripted, also collecting what on_solution and on_step were told."""
     formula = Formula.from_cnf(CNF())
@@ -836,25 +840,13 @@ def test_lexicographic_bound_with_repeated_values():
 
 
 def test_ledger_errors_name_their_file(tmp_path):
-    from smtpuzzles.ledger import canonical_json, now, read_base
+    from smtpuzzles.ledger import canonical_json, now
 
-    for call, path, message in (
-        (lambda: read_json(tmp_path / "gone.json"), tmp_path / "gone.json", "file is missing"),
-        (lambda: read_base(tmp_path, {}), tmp_path / "base.smt2.gz", "base formula is missing"),
-        (lambda: read_base(tmp_path, {"base": {"file": "other.gz"}}), tmp_path / "other.gz", "base formula is missing"),
-    ):
-        with pytest.raises(LedgerError) as caught:
-            call()
-        assert (caught.value.message, caught.value.where) == (message, str(path))
-    (tmp_path / "bad.json").write_text("[1,")
+    (tmp_path / "run.json").write_text("[1,")
     with pytest.raises(LedgerError) as caught:
-        read_json(tmp_path / "bad.json")
-    assert caught.value.where == str(tmp_path / "bad.json")
+        read_run_json(tmp_path)
+    assert caught.value.where == str(tmp_path / "run.json")
     assert caught.value.message == "not valid JSON (Expecting value at line 1 column 4)"
-    (tmp_path / "base.smt2.gz").write_bytes(b"junk")
-    with pytest.raises(LedgerError) as caught:
-        read_base(tmp_path, {})
-    assert caught.value.where == str(tmp_path / "base.smt2.gz")
     (tmp_path / "runs").write_text("")
     with pytest.raises(LedgerError) as caught:
         Ledger.create(tmp_path / "runs", dict(HEADER), "", "")
@@ -890,14 +882,14 @@ def test_run_folder_names_and_resume_details(tmp_path):
     again._steps.flush()
     again.finish("unknown", 2)
     assert (unknown.dir / "steps.jsonl").read_bytes().endswith(b"}\n")
-    assert read_steps(unknown.dir, HEADER["instance_sha256"]).problems == []
+    read_steps(unknown.dir, HEADER["instance_sha256"])  # raises on a broken chain
     for status in ("optimal", "unknown"):
         done = new_ledger(tmp_path / status, finish=status)
         if status == "unknown":
             (done.dir / "steps.jsonl").write_bytes(b"")  # steps cut off: tampered
         with pytest.raises(LedgerError) as caught:
             Ledger.resume(done.dir)
-        assert caught.value.where == str(done.dir)
+        assert caught.value.where == str(done.dir if status == "optimal" else done.dir / "steps.jsonl")  # the file at fault
 
 
 def test_first_ctrl_c_during_a_run_is_held_for_the_solver_call(monkeypatch):

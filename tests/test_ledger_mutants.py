@@ -10,7 +10,6 @@ test picks: never the ledger's own output.
 from __future__ import annotations
 
 import errno
-import gzip
 import json
 import os
 import stat
@@ -27,12 +26,13 @@ from conftest import fails_instead_of_hanging
 
 from smtpuzzles import ledger as ledger_module
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.ledger import (GENESIS, Ledger, cut_torn_tail, read_base, read_json, store_proof, write_atomic,
-                               write_gz)
+from smtpuzzles.ledger import GENESIS, Ledger, cut_torn_tail, store_proof, write_atomic, write_gz
+from smtpuzzles.runfolder import read_run_json
 from smtpuzzles.locking import FolderBusy, FolderLock
 
 SHA = "cd" * 32
-HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": SHA}
+HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": SHA,
+          "encoding": {"name": "toy", "version": 1}, "engine": {"name": "z3", "params": {}}}
 # 2024-02-29 23:59:58 UTC, a moment chosen here: run folder names and timestamps follow from it.
 MOMENT = time.gmtime(1709251198)
 STEM = "toy-cdcdcdcdcd-20240229-235958"
@@ -77,7 +77,7 @@ def names(folder: Path) -> list[str]:
 def killed_run(out: Path, steps: int = 2) -> Path:
     ledger = Ledger.create(out, dict(HEADER), "input", "(check-sat)\n")
     for k in range(steps):
-        ledger.append({"claim": {"op": "at_least", "k": k}, "result": "sat"})
+        ledger.append({"claim": {"op": "at_least", "k": k}, "assumptions": [], "result": "sat", "solution": {}, "value": 0})
     ledger.close()
     return ledger.dir
 
@@ -87,7 +87,7 @@ def test_every_file_a_run_writes_is_rw_r__r__(tmp_path, umask_022):
     """0o644 under the usual umask: readable by the audit of another user, writable by the owner
     only (not executable, not group-writable)."""
     ledger = Ledger.create(tmp_path / "runs", dict(HEADER), "input", "(check-sat)\n")
-    ledger.append({"claim": {"op": "first"}, "result": "unsat"})
+    ledger.append({"claim": {"op": "first"}, "assumptions": [], "result": "unsat"})
     ledger.save_solution({"moves": []}, 1)
     ledger.save_certificate("(check-sat)\n", {"op": "first"}, 0)
     ledger.finish("infeasible", None)
@@ -309,7 +309,7 @@ def test_run_json_is_two_space_indented_from_start_to_finish(tmp_path, frozen):
     text = (ledger.dir / "run.json").read_text()
     assert text.startswith('{\n  "format": 1,\n  "puzzle": "toy",\n') and text == pretty(text)
     assert json.loads(text)["started"] == STAMP
-    ledger.append({"claim": {"op": "first"}, "result": "sat"})
+    ledger.append({"claim": {"op": "first"}, "assumptions": [], "result": "sat", "solution": {}, "value": 0})
     ledger.save_run()
     text = (ledger.dir / "run.json").read_text()
     assert '\n  "steps": 1,\n' in text and text == pretty(text)
@@ -343,30 +343,29 @@ def test_a_run_json_without_a_resumed_list_gets_one(tmp_path, frozen):
 def test_a_tampered_ledger_is_refused_in_exact_words(tmp_path):
     ledger = Ledger.create(tmp_path / "runs", dict(HEADER), "input", "(check-sat)\n")
     for k in range(3):
-        ledger.append({"claim": {"op": "at_least", "k": k}, "result": "sat"})
+        ledger.append({"claim": {"op": "at_least", "k": k}, "assumptions": [], "result": "sat", "solution": {}, "value": 0})
     ledger.finish("unknown", 2)
     steps = ledger.dir / "steps.jsonl"
     steps.write_bytes(b"".join(steps.read_bytes().splitlines(keepends=True)[:2]))
     with pytest.raises(LedgerError) as caught:
         Ledger.resume(ledger.dir)
-    assert caught.value.message == ("steps.jsonl: run.json seals 3 steps but the file holds 2 or ends differently "
+    assert caught.value.message == ("run.json seals 3 steps but the file holds 2 or ends differently "
                                     "(steps cut off, appended or edited); refusing to resume a tampered ledger")
-    assert caught.value.where == str(ledger.dir)
+    assert caught.value.where == str(ledger.dir / "steps.jsonl")
 
 
 # ---------------------------------------------------------------------------------- any locale
 def test_folders_read_the_same_under_the_c_locale(tmp_path):
     """Files are UTF-8 whatever the reader's locale: a user with LC_ALL=C reads the same text."""
-    run = {"puzzle": "toy", "note": "caf\u00e9 \u2192 \u00fcber", "base": {"file": "base.smt2.gz"}}
-    (tmp_path / "run.json").write_text(json.dumps(run, ensure_ascii=False), encoding="utf-8")
-    with gzip.open(tmp_path / "base.smt2.gz", "wt", encoding="utf-8") as handle:
-        handle.write("; caf\u00e9\n(check-sat)\n")
-    expected = [run, "; caf\u00e9\n(check-sat)\n"]
-    assert [read_json(tmp_path / "run.json"), read_base(tmp_path, run)] == expected
-    script = ("import json, sys; from pathlib import Path; from smtpuzzles.ledger import read_json, read_base; "
-              "d = Path(sys.argv[1]); r = read_json(d / 'run.json'); print(json.dumps([r, read_base(d, r)]))")
+    header = dict(HEADER, instance={"note": "caf\u00e9 \u2192 \u00fcber"})
+    ledger = Ledger.create(tmp_path / "runs", header, "caf\u00e9\n", "; caf\u00e9\n(check-sat)\n")
+    ledger.finish("unknown", None)
+    expected = read_run_json(ledger.dir)["instance"]
+    assert expected == header["instance"]
+    script = ("import json, sys; from smtpuzzles.runfolder import read_run_json; "
+              "print(json.dumps(read_run_json(sys.argv[1])['instance']))")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", script, str(ledger.dir)], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == expected
 
@@ -379,7 +378,7 @@ RECORD = {"format": "lrat", "file": "proof.lrat.gz"}
 def finished_run(out: Path, status: str = "optimal") -> tuple[Path, str]:
     """A run sealed with `status`, and the last-step hash run.json seals it with."""
     ledger = Ledger.create(out, dict(HEADER), "input", "(check-sat)\n")
-    ledger.append({"claim": {"op": "first"}, "result": "unsat"})
+    ledger.append({"claim": {"op": "first"}, "assumptions": [], "result": "unsat"})
     ledger.finish(status, None)
     return ledger.dir, json.loads((ledger.dir / "run.json").read_text())["last_step_sha256"]
 

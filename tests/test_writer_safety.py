@@ -26,7 +26,8 @@ from smtpuzzles.ledger import Ledger, write_atomic, write_gz
 from smtpuzzles.locking import FolderLock
 from smtpuzzles.puzzles import nonary
 
-HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "cd" * 32}
+HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "cd" * 32,
+          "encoding": {"name": "toy", "version": 1}, "engine": {"name": "z3", "params": {}}}
 ONE_DOOR = [[9, 0, -1]]
 ONE_DOOR_OPTIMUM = next(c["answer"] for c in SEED_CASES["nonary"] if c["doors"] == ONE_DOOR)
 PRECIOUS = b"precious\n"
@@ -157,7 +158,7 @@ def killed_run(tmp_path: Path) -> Path:
     """A run folder left `running` with two steps, as a kill leaves it."""
     ledger = Ledger.create(tmp_path / "runs", dict(HEADER), "input", "(check-sat)\n")
     for k in range(2):
-        ledger.append({"claim": {"op": "at_least", "k": k}, "result": "sat"})
+        ledger.append({"claim": {"op": "at_least", "k": k}, "assumptions": [], "result": "sat", "solution": {}, "value": 0})
     ledger.close()
     return ledger.dir
 

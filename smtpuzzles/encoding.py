@@ -1,0 +1,41 @@
+"""What a puzzle's `encode` returns: a base formula, an objective over it, and a model decoder, with
+what may steer the solver (guesses) and what the core checks before trusting it (a symmetry lemma,
+cube proposals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from smtpuzzles.formula import Formula, Term
+from smtpuzzles.objectives.count import IntMax
+from smtpuzzles.objectives.lex import LexMax
+from smtpuzzles.objectives.satisfy import Satisfy
+
+Objective = LexMax | IntMax | Satisfy  # or any kind registered with smtpuzzles.objectives.register
+
+
+@dataclass
+class Encoding:
+    name: str
+    version: int
+    formula: Formula
+    objective: Objective
+    decode: Callable[[Any], dict]  # engine model -> solution (JSON)
+    engines: tuple[str, ...] = ("z3",)  # engines this formula can run on (sat needs a CNF)
+    notes: dict = field(default_factory=dict)
+    # A cheap heuristic's answer as a partial assignment, which engines try first under each check's
+    # assumptions. It only steers the search: a SAT answer is still the solver's model of the formula
+    # and the claim (decoded and refereed as any other), and an UNSAT answer never rests on it.
+    guess: Callable[[], list[Term]] | None = None
+    # A slower search for a guess (seconds, not milliseconds), which the driver makes only when a
+    # check is not settled within SECOND_GUESS_AFTER seconds (smtpuzzles.driver) and then tries in
+    # place of `guess`. It is given the seconds the check has left (None: no limit) and must end
+    # within them; None from it means it found nothing better. It steers like `guess`, no more.
+    second_guess: Callable[[float | None], list[Term] | None] | None = None
+    # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
+    # the run and in every audit, or the encoding is not used.
+    lemma: Any = None
+    # The puzzle's proposal for splitting a check (`solve --cubes DEPTH`): DEPTH -> cubes, each a
+    # list of variable names. Only a proposal: smtpuzzles.cubes checks that they cover every case.
+    cubes: Callable[[int], list[list[str]]] | None = None

@@ -1,0 +1,135 @@
+"""A recorded run read back: the puzzle's rules over solutions from a folder, the recorded instance,
+today's encoding of it and today's assumptions for a recorded claim, and the puzzle's reference
+formula for a claim. The audit, resume, `show` and `certify` all read a run through these; what
+they read has passed the one reader of run folders (smtpuzzles.runfolder) first."""
+
+from __future__ import annotations
+
+from smtpuzzles import puzzles
+from smtpuzzles.contract import adopt
+from smtpuzzles.errors import InputError, LedgerError
+from smtpuzzles.ledger import canonical_json, sha256_text
+from smtpuzzles.objectives import claim_terms, describe
+from smtpuzzles.symmetry import require as require_lemma
+
+
+def instance_sha(canonical: dict) -> str:
+    return sha256_text(canonical_json(canonical))
+
+
+class Rules:
+    """The puzzle's referee and value over solutions read from a folder: JSON of any shape, so a
+    referee that trips over it is reported as a malformed ledger, never a traceback."""
+
+    def __init__(self, module, instance):
+        self.module = adopt(module)
+        self.instance = instance
+
+    def judge(self, solution, where: str) -> tuple[list[str], object]:
+        """(problems, value): the value only when the solution passes the referee."""
+        if not isinstance(solution, dict):
+            raise LedgerError("a solution must be a JSON object", where)
+        try:
+            problems = list(self.module.referee(self.instance, solution))
+            return (problems, None) if problems else ([], self.module.value(self.instance, solution))
+        except Exception as exc:  # noqa: BLE001 - any crash on folder data is a malformed ledger
+            raise LedgerError(f"solution has the wrong shape for a {self.module.NAME} solution "
+                              f"({exc.__class__.__name__})", where) from None
+
+    def shown(self, value):
+        try:
+            return self.module.value_json(value)
+        except Exception as exc:  # noqa: BLE001 - a value computed from folder data the puzzle cannot show
+            raise LedgerError(f"a value of the wrong shape for a {self.module.NAME} value ({exc.__class__.__name__})",
+                              "the run folder") from None
+
+    def same(self, a: dict, b: dict, where: str = "a claim") -> bool:
+        try:
+            return self.module.same_solution(self.instance, a, b)
+        except Exception as exc:  # noqa: BLE001 - a claim's solution of a shape the puzzle does not read
+            raise LedgerError(f"a solution has the wrong shape for a {self.module.NAME} solution "
+                              f"({exc.__class__.__name__})", where) from None
+
+
+def same_json(a, b) -> bool:
+    """Equal as JSON, types included: 5.0 and true are not the count 5 and 1."""
+    return canonical_json(a) == canonical_json(b)
+
+
+def check_replayable(folder, rules: Rules) -> None:
+    """A resume replays recorded models as answers, so each must pass the referee and have the value
+    recorded with it (recorded UNSAT answers are replayed on trust, as the README says)."""
+    where = str(folder.path / "steps.jsonl")
+    for step in folder.steps:
+        if step["result"] == "sat":
+            problems, worth = rules.judge(step["solution"], f"{where} line {step['index'] + 1}")
+            if problems or not same_json(worth, step["value"]):
+                raise LedgerError(f"line {step['index'] + 1}: the recorded model " + (
+                    f"breaks the rules ({problems[0]})" if problems else "does not have its recorded value")
+                    + "; refusing to resume", where)
+    if folder.saved is not None:
+        problems, worth = rules.judge(folder.solution, str(folder.path / "solution.json"))
+        if problems or not same_json(rules.shown(worth), folder.saved["value"]):
+            raise LedgerError("the saved solution breaks the rules or its value; refusing to resume",
+                              str(folder.path / "solution.json"))
+
+
+def recorded_instance(run: dict, where: str):
+    """(puzzle module, instance) of a run.json the run-folder reader has checked: the puzzle parses
+    and validates the recorded instance as it would any input, and the instance must hash to the
+    recorded sha-256 and name an encoding the puzzle has."""
+    try:
+        module = puzzles.get(run["puzzle"])
+        instance = module.from_canonical(run["instance"])
+    except InputError as exc:
+        raise LedgerError(f"recorded instance is invalid: {exc}", where) from None
+    except Exception as exc:  # noqa: BLE001 - folder data of a shape the puzzle does not read
+        raise LedgerError(f"recorded instance is invalid ({exc.__class__.__name__})", where) from None
+    if instance_sha(module.canonical(instance)) != run["instance_sha256"]:
+        raise LedgerError("instance does not match its recorded sha-256", where)
+    if run["encoding"]["name"] not in module.ENCODINGS:
+        raise LedgerError(f"unknown {module.NAME} encoding {run['encoding']['name'][:40]!r}", where)
+    return module, instance
+
+
+def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
+    """The recorded run's encoding as today's encoder builds it, refused (LedgerError) when it no
+    longer writes the recorded base formula: the run's steps speak of that formula only."""
+    enc = module.encode(instance, run["encoding"]["name"])
+    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"] \
+            or run["encoding"].get("lemma") != (enc.lemma.summary if enc.lemma else None):
+        raise LedgerError(f"today's encoder writes a different base formula (encoding drift); {otherwise}", where)
+    require_lemma(enc)
+    return enc
+
+
+def recorded_claim_terms(enc, claim: dict, where: str) -> list:
+    """Today's assumptions for a claim read from a folder (shape-checked by the reader; its values
+    may still be out of range, which the encoder's lookups reject: a malformed ledger, LedgerError)."""
+    unknown = [name for name in claim.get("cube", ()) if enc.formula.decls.get(name) != "Bool"]
+    if unknown:
+        raise LedgerError(f"claim's cube names {unknown[0][:40]!r}, no Boolean of this instance's formula", where)
+    try:
+        return claim_terms(enc.objective, claim)
+    except Exception as exc:  # noqa: BLE001 - an out-of-range claim is a malformed ledger
+        raise LedgerError(f"claim {describe(claim)[:60]!r} cannot be built for this instance ({exc.__class__.__name__})",
+                          where) from None
+
+
+def reference_query(module, instance, claim: dict, where: str):
+    """The puzzle's reference formula for `claim` as a Dimacs query, or None where it has none.
+    A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
+    from smtpuzzles import proof as proofs
+
+    module = adopt(module)
+    if module.reference is None:
+        return None
+    try:
+        text = module.reference(instance, claim)
+    except Exception as exc:  # noqa: BLE001 - a puzzle's hook on folder data: one finding, never a traceback
+        raise LedgerError(f"the {module.NAME} reference encoding failed on this claim ({exc.__class__.__name__})",
+                          where) from None
+    if text is None:
+        return None
+    nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
+    return proofs.Dimacs(text, nvars, len(clauses))
