@@ -1,0 +1,242 @@
+"""The audit's proof sections: the claim a run must have refuted, proved on the query the audit
+builds from today's encoder and on the puzzle's reference formula (written from the rules alone),
+from the folder's stored LRAT proof or one made here, and every recorded UNSAT step with
+`--proof all`. A proof is checked here against the query built here, never against the folder's
+copy, so the evidence needs no solver's word.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.ledger import canonical_json
+from smtpuzzles.lrat import LIMITS as LRAT_LIMITS
+from smtpuzzles.objectives import claim_terms, describe
+from smtpuzzles.readback import Rules, recorded_claim_terms, same_json
+from smtpuzzles.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
+
+STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: the "
+            "encoder's formula is stricter than the rules")
+
+
+@dataclass(frozen=True)
+class ProofKind:
+    """Which of a run's two clausal proofs: of the encoder's query, or of the reference formula."""
+
+    key: str  # run.json's record of it
+    section: str  # the report's
+    dimacs: str
+    proof: str
+    label: str  # in messages: "proof" or "reference proof"
+    of: str  # what was refuted, in words
+    query: str  # the progress display's name for it
+
+
+MAIN_PROOF = ProofKind("proof", "proof", DIMACS, PROOF, "proof", "the query built here", "certificate")
+REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENCE_PROOF, "reference proof",
+                      "the reference formula built here from the rules alone", "reference")
+
+
+def prove(report, folder, enc, claim: dict | None, timeout, progress) -> None:
+    """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
+    the query built here, or, with none stored, one made here by a proof-logging solver and checked
+    by this package's DRUP checker. Either way the evidence rests on the CNF builder and a checker,
+    not on any solver's answer."""
+    from smtpuzzles import proof as proofs
+
+    if claim is None:
+        report.add("proof", True, "nothing to prove: the run claims no optimum, infeasibility or uniqueness")
+        return
+    if enc.formula.cnf is None:
+        report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
+        return
+    _prove_query(report, folder, MAIN_PROOF, proofs.dimacs(enc.formula, claim_terms(enc.objective, claim)), claim,
+                 timeout, progress)
+    if _proved(report, "proof"):
+        report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
+            ", with its checked symmetry lemma" if enc.lemma is not None else ""))
+
+
+def _proved(report, section: str) -> bool:
+    last = [f for f in report.findings if f.section == section]
+    return bool(last) and last[-1].ok is True
+
+
+def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress) -> None:
+    """The same refutation on the puzzle's reference encoding, written from the rules alone and
+    sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
+    claim its own proof cannot catch, and this one does."""
+    from smtpuzzles.readback import reference_query
+
+    if claim is None:
+        return
+    module = rules.module
+    query = reference_query(module, rules.instance, claim, str(folder.path / RUN))
+    if query is None:
+        report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
+                                      "this tool's encoder" + (" and the solver-free certificate" if module.certify else ""))
+        return
+    _prove_query(report, folder, REFERENCE, query, claim, timeout, progress)
+    if _proved(report, "reference"):
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+
+
+def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
+    from smtpuzzles import proof as proofs
+
+    if kind.key in folder.run:
+        _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
+        return
+    if kind is REFERENCE:
+        _make_reference_proof(report, query, timeout, progress)
+        return
+    tell = progress or (lambda event: None)
+    tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
+          "at": time.monotonic()})
+    try:
+        made = proofs.prove(query, timeout=timeout)
+    except proofs.ProofError as exc:
+        tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
+              "seconds": 0.0})
+        satisfiable = "satisfiable" in exc.message
+        if satisfiable and kind is REFERENCE:
+            report.add(kind.section, False, STRICTER)
+            return
+        report.add(kind.section, False if satisfiable else None, f"no {kind.label}: {exc.message}")
+        return
+    started = time.perf_counter()
+    ok, message = proofs.check(query, made)
+    checked = time.perf_counter() - started
+    tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
+          "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
+    of = "" if kind is MAIN_PROOF else " on the reference formula"
+    words = (f"DRUP proof of the refutation{of} ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
+             f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
+    _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
+
+
+def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> None:
+    """`--proof all`: every recorded UNSAT step's claim, rebuilt by today's encoder, refuted with a
+    proof-logging solver and its DRUP proof checked here (the certificate's claim is done above)."""
+    from smtpuzzles import proof as proofs
+
+    tell = progress or (lambda event: None)
+    where = str(folder.path / "steps.jsonl")
+    done = {canonical_json(claim)} if claim is not None else set()
+    proved = 0
+    for step in folder.steps:
+        key = canonical_json(step["claim"])
+        if step["result"] != "unsat" or key in done:
+            continue
+        done.add(key)
+        label = f"step {step['index']}"
+        query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}"))
+        tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
+              "at": time.monotonic()})
+        started = time.perf_counter()
+        try:
+            ok, message = proofs.check(query, proofs.prove(query, timeout=timeout))
+        except proofs.ProofError as exc:
+            ok, message = (False if "satisfiable" in exc.message else None), exc.message
+        tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
+              "answer": "checked" if ok else "no proof", "seconds": time.perf_counter() - started})
+        if ok:
+            proved += 1
+        else:
+            report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
+    if proved:
+        words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
+                "with a DRUP proof checked by smtpuzzles.drup"
+        report.add("proof", True, words)
+        report.evidence.append(words)
+
+
+def _make_reference_proof(report, query, timeout, progress) -> None:
+    """No reference proof stored: one made here (CaDiCaL writing LRAT) and checked by smtpuzzles.lrat,
+    the checker a stored proof answers to."""
+    from smtpuzzles import proof as proofs
+
+    tell = progress or (lambda event: None)
+    tell({"query": "reference", "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
+    started = time.perf_counter()
+    try:
+        made = proofs.certify_query(query, timeout=timeout)
+    except proofs.ProofError as exc:
+        tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "no proof",
+              "seconds": time.perf_counter() - started})
+        if "satisfiable" in exc.message:
+            report.add("reference", False, STRICTER)
+        else:
+            report.add("reference", None, f"no reference proof: {exc.message}")
+        return
+    tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "checked",
+          "seconds": made.seconds})
+    words = (f"LRAT proof of the reference formula ({query.variables:,} variables, {made.lemmas:,} lemmas) made here "
+             f"by {made.solver} and checked by smtpuzzles.lrat, in {made.seconds:.1f} s")
+    _proof_verdict(report, REFERENCE, True, words, "")
+
+
+def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
+    """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
+    here, and the LRAT proof must check against that query (never against the folder's copy)."""
+    from smtpuzzles import proof as proofs
+
+    record, section, label = folder.run[kind.key], kind.section, kind.label
+    stored_dimacs, stored_lrat = folder.path / kind.dimacs, folder.path / kind.proof
+    if not same_json(record["claim"], claim):
+        report.add(section, False, f"the stored {label} refutes '{describe(record['claim'])[:60]}', not the derived "
+                                   f"'{describe(claim)[:60]}'")
+        return
+    what = "DIMACS" if kind is MAIN_PROOF else "reference DIMACS"
+    digest = folder.gz_digest(kind.dimacs, len(query.data) + 1, f"stored {what}")
+    if digest is None:
+        report.add(section, False, f"the stored {what} is missing ({stored_dimacs})")
+        return
+    if digest[0] != query.sha256 or record["dimacs_sha256"] != query.sha256:
+        builds = "the query today's encoder builds" if kind is MAIN_PROOF else "the formula the reference encoding builds"
+        report.add(section, False, f"the stored {what} is not {builds} ({stored_dimacs})")
+        return
+    started = time.perf_counter()
+    # First its bytes, hashed as they expand (a compressed bomb stops at the cap), then the check,
+    # line by line as the file expands again: the proof is never held whole.
+    digest = folder.gz_digest(kind.proof, proofs.MAX_PROOF_BYTES, f"stored {label}")
+    if digest is None:
+        report.add(section, False, f"the stored {label} is missing ({stored_lrat})")
+        return
+    if digest[0] == "larger":
+        raise LedgerError(f"stored {label} expands past {proofs.MAX_PROOF_BYTES:,} bytes; refusing to read it",
+                          str(stored_lrat))
+    if digest[0] != record["sha256"]:
+        report.add(section, False, f"the stored {label} does not match its recorded sha-256 ({stored_lrat})")
+        return
+    tell = progress or (lambda event: None)
+    tell({"query": kind.query, "solver": f"its stored LRAT {label}", "verb": "checking", "state": "started",
+          "at": time.monotonic()})
+    lines = folder.gz_lines(kind.proof, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, f"stored {label}")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        ok, message, lemmas = proofs.check_lrat_text(query, lines, deadline=deadline)
+    except proofs.ProofError as exc:  # past a cap: refused unread, as any other oversized file
+        raise LedgerError(f"stored {label} refused: {exc.message}", str(stored_lrat)) from None
+    if ok is not None and lines.finish() != digest[0]:  # changed while it was being read
+        ok, message = False, f"the stored {label} changed while it was being checked"
+    seconds = time.perf_counter() - started
+    tell({"query": kind.query, "solver": f"its stored LRAT {label}", "state": "done",
+          "answer": {True: "checked", False: "rejected", None: "out of time"}[ok], "seconds": seconds})
+    if ok is None:
+        report.add(section, None, f"the stored {label}'s check ran out of --time-limit ({message})")
+        return
+    of = "" if kind is MAIN_PROOF else " of the reference formula"
+    words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
+             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
+    _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
+
+
+def _proof_verdict(report, kind: ProofKind, ok: bool, words: str, rejected: str) -> None:
+    """A checked proof is evidence that needs no solver's word: the UNSAT answer counts as checked."""
+    report.add(kind.section, ok, words if ok else rejected)
+    if ok:
+        report.unchecked_unsat = False
+        report.evidence.append(words)
