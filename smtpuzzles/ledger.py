@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.locking import FolderLock
+from smtpuzzles.locking import FolderLock, require_locks
 
 FORMAT = 1
 GENESIS = "0" * 64
@@ -185,6 +185,7 @@ class Ledger:
     @classmethod
     def create(cls, out_dir: Path, header: dict, input_text: str, base_document: str) -> "Ledger":
         out_dir = Path(out_dir)
+        require_locks()  # a platform without fcntl makes no folder it could not lock
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
