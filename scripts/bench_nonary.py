@@ -87,7 +87,7 @@ def main() -> int:
               f"({passed_over} passed over, all nine out by the quick plan)")
     elif args.doors is None:
         cases = [(f"seed {p.stem}", json.loads(p.read_text()))
-                 for p in sorted((ROOT / "scripts" / "examples" / "nonary").glob("[01]*.json"))]
+                 for p in sorted((ROOT / "smtpuzzles" / "examples" / "nonary").glob("[01]*.json"))]
     for i in range(args.count if args.hard is None else 0):
         if args.doors is None:
             cases.append((f"random {i}", random_game(i, rooms=2 + i % 7, doors=4 + (i * 7) % 37)))

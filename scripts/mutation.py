@@ -82,7 +82,8 @@ def mutant_prefix(path: str, function: str) -> str:
     return f"{module}.x_{function}__mutmut_"
 
 
-# What the tests read besides the package: examples, generators, the exported encodings, README.
+# What the tests read besides the package (the bundled examples are in it): generators, the exported
+# encodings, results, README.
 COPIED = ("smtpuzzles", "tests", "scripts", "encodings", "results", "README.md", "pyproject.toml")
 
 

@@ -27,7 +27,7 @@ from smtpuzzles.board import ProgressBoard, answer_fields, summary_table
 from smtpuzzles.cluster import dask_client, require_dask
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch
-from smtpuzzles.locking import FolderBusy, FolderLock
+from smtpuzzles.locking import FolderBusy, FolderLock, require_locks
 from smtpuzzles.results import collect_results, results_table
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -248,6 +248,7 @@ def write_summary(out: Path, rows: list[dict]) -> None:
 
 def run_batch_cli(args) -> int:
     batch = load_batch(Path(args.jobs_file), args.out)
+    require_locks()  # every job writes a locked folder: a platform without fcntl stops here, in one line
     if args.scheduler:  # fail with one line before anything runs
         require_dask()
     console = Console()

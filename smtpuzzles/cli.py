@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.text import Text
 
 from smtpuzzles import __version__, puzzles
+from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import (RUNS, check_new_file, check_writable_folder, is_url, progress_every_argument, read_input,
@@ -172,6 +173,14 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--puzzle", action="append", metavar="NAME",
                         help="only this puzzle's examples (repeat for more; default: every puzzle's)")
 
+    examples = sub.add_parser("examples", help="write the bundled example inputs and the model job file",
+                              description="Write every bundled example input (each puzzle's seed cases, with "
+                                          "their expected answers in expected.json) and the model job file, "
+                                          f"{JOB_FILE}, into a folder; then run them with `smtpuzzles batch "
+                                          f"DIR/{JOB_FILE}`. A file already there with other content is never "
+                                          "overwritten.")
+    examples.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder to write them into")
+
     converters = [f"{p.NAME}: {p.CONVERTS}" for p in puzzles.all_puzzles() if p.convert]
     convert = sub.add_parser("convert", help="an input from one form to another (" + "; ".join(converters or ["none"]) + ")")
     convert.add_argument("input", metavar="INPUT", help="an input file, - for stdin, or a URL")
@@ -187,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     progress_flag(results)
 
     batch = sub.add_parser("batch", help="run a TOML job file")
-    batch.add_argument("jobs_file", metavar="JOBS.toml", help="the job file (scripts/examples.toml is the model)")
+    batch.add_argument("jobs_file", metavar="JOBS.toml",
+                       help=f"the job file (`smtpuzzles examples` writes a model: {DEFAULT_OUT}/{JOB_FILE})")
     batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
     batch.add_argument("--out", metavar="DIR", help=f"output folder (default: the job file's, else {RUNS})")
@@ -668,6 +678,16 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_examples(args) -> int:
+    from smtpuzzles.bundled import write_examples
+
+    out = check_writable_folder(args.out, "--out")
+    written = write_examples(out)
+    print(f"wrote {len(written)} files to {escaped(str(out))}/; run them with: "
+          f"smtpuzzles batch {escaped(str(out / JOB_FILE))}")
+    return 0
+
+
 def cmd_convert(args) -> int:
     if args.puzzle:
         module = puzzles.get(args.puzzle)
@@ -707,4 +727,4 @@ def cmd_batch(args) -> int:
 
 
 COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "show": cmd_show, "export": cmd_export,
-            "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}
+            "examples": cmd_examples, "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}

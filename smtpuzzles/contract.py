@@ -154,13 +154,17 @@ class Example:
     encoding: str
 
 
-def examples_in(folder: Path, load: Callable, encoding: str) -> Iterator[Example]:
-    """Every input file in `folder` (its expected answers, expected.json, left out), in name order."""
-    if not Path(folder).is_dir():
-        raise InputError("the bundled examples are not here (a source checkout has them)", str(folder))
-    for path in sorted(Path(folder).iterdir()):
-        if path.name != "expected.json":
-            yield Example(path.stem, load(path.read_text(encoding="utf-8"), path.name, {}), encoding)
+def examples_in(folder, load: Callable, encoding: str) -> Iterator[Example]:
+    """Every input file in `folder` (its expected answers, expected.json, left out), in name order.
+    `folder` is a Path or a package's folder as importlib.resources gives it (`files(pkg) / "x"`)."""
+    if isinstance(folder, str):
+        folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError("the bundled examples are missing from this installation (reinstall it)", str(folder))
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        if path.name != "expected.json" and path.is_file():
+            stem = path.name.rsplit(".", 1)[0]
+            yield Example(stem, load(path.read_text(encoding="utf-8"), path.name, {}), encoding)
 
 
 REQUIRED = {

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from smtpuzzles import runfolder
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.locking import FolderLock
+from smtpuzzles.locking import FolderLock, require_locks
 from smtpuzzles.statuses import ANSWERED
 
 FORMAT = 1
@@ -138,6 +138,7 @@ class Ledger:
     @classmethod
     def create(cls, out_dir: Path, header: dict, input_text: str, base_document: str) -> "Ledger":
         out_dir = Path(out_dir)
+        require_locks()  # a platform without fcntl makes no folder it could not lock
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except FileExistsError:

@@ -8,12 +8,15 @@ file only so that the second writer can say who it is waiting for.
 flock is advisory and per open file: it keeps out other processes and other opens in the same
 process that also ask for it. On NFS, Linux maps flock to POSIX byte-range locks (NFSv4), so
 folders shared by a Dask cluster are covered when the mount supports locking.
+
+fcntl exists on Linux and macOS only, so it is imported where a lock is taken, not with this module:
+elsewhere (Windows) `--help`, `export`, `examples` and the commands that only read still work, and a
+command that would write a run folder stops with one line (`require_locks`).
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import stat
 import time
@@ -22,6 +25,16 @@ from pathlib import Path
 from smtpuzzles.errors import LedgerError
 
 LOCK_NAME = ".lock"
+NO_LOCKS = "smtpuzzles writes run folders on Linux and macOS (it locks them with fcntl)"
+
+
+def require_locks():
+    """The fcntl module, or the one-line error (exit 2) where this platform has none."""
+    try:
+        import fcntl
+    except ImportError:
+        raise LedgerError(NO_LOCKS) from None
+    return fcntl
 
 
 class FolderBusy(LedgerError):
@@ -37,6 +50,7 @@ class FolderLock:
         self._fd: int | None = None
 
     def acquire(self) -> "FolderLock":
+        fcntl = require_locks()  # before the lock file is made
         path = self.folder / LOCK_NAME
         fd = _open_lock_file(path)
         try:
@@ -59,6 +73,8 @@ class FolderLock:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
             raise LedgerError(f"cannot write the lock file ({exc.strerror})", str(path)) from None
+        # Kept for release, which may run from __del__ at interpreter exit, when imports fail.
+        self._fcntl = fcntl
         self._fd = fd
         return self
 
@@ -72,7 +88,7 @@ class FolderLock:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                self._fcntl.flock(fd, self._fcntl.LOCK_UN)
             finally:
                 os.close(fd)
 
@@ -88,7 +104,12 @@ class FolderLock:
 
 def writer_active(folder: Path) -> bool:
     """Whether a writer holds `folder`'s lock now (a resume that has just started, say). Only asks:
-    the lock file is opened to read, never made or written, and the lock never taken."""
+    the lock file is opened to read, never made or written, and the lock never taken. Without fcntl
+    no writer on this machine can hold one: no."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
     try:
         fd = os.open(Path(folder) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:  # no lock file (no writer ever), or not one to trust

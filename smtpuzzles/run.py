@@ -16,6 +16,7 @@ from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.ledger import Ledger
+from smtpuzzles.locking import require_locks
 from smtpuzzles.statuses import ANSWERED
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.runfolder import open_run
@@ -89,6 +90,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     mode = mode or module.MODES[0]
     if mode not in module.MODES:
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
+    require_locks()  # the run folder will need a lock: say so before the encoding, which can take long
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
@@ -248,6 +250,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     where = str(run_dir / "run.json")
     if run["status"] not in ANSWERED or "certificate" not in run:
         raise InputError(f"nothing to certify: a {run['status']} run without a closing UNSAT claim", str(run_dir))
+    require_locks()  # storing a proof locks the folder: say so before minutes of proving
     module, instance = recorded_instance(run, where)
     enc = todays_encoding(module, instance, run, where, "cannot certify")
     if enc.formula.cnf is None:

@@ -162,6 +162,8 @@ SLOW = {
     "tests/test_rules_reference.py::test_kingtour_6x6_seed_example",
     "tests/test_rules_reference.py::test_kingtour_6x6_with_clues",
     "tests/test_rules_reference.py::test_nonary_random_maps",
+    "tests/test_wheel.py::test_the_installed_wheel_runs_its_examples_from_another_folder",
+    "tests/test_wheel.py::test_the_wheel_carries_the_examples_the_licence_and_what_an_index_shows",
 }
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import smtpuzzles
+from smtpuzzles.bundled import write_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +23,7 @@ def readme_python() -> list[str]:
 
 def test_the_readme_python_examples_print_what_their_comments_say(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "scripts").symlink_to(ROOT / "scripts")
+    write_examples(tmp_path / "smtpuzzles-examples")  # as the README's `smtpuzzles examples` does
     lines = readme_python()
     expected = [line.split("  # ", 1)[1] for line in lines if line.startswith("print(")]
     printed = io.StringIO()
@@ -56,7 +57,7 @@ def test_sources_clue_text_and_files_give_the_same_board(tmp_path):
     by_text = smtpuzzles.solve("kingtour", {"size": 6, "box": "2x3", "clues": clues})
     by_file = smtpuzzles.solve("kingtour", size=6, box="2x3", clues=str(tmp_path / "clues.txt"))
     assert by_text.value == by_file.value and by_text.solution["grid"][0][0] == 6
-    grid = (ROOT / "scripts" / "examples" / "tatamibari" / "01.txt")
+    grid = (ROOT / "smtpuzzles" / "examples" / "tatamibari" / "01.txt")
     assert smtpuzzles.solve("tatamibari", grid.read_text()).value == smtpuzzles.solve("tatamibari", grid).value
 
 

@@ -6,7 +6,7 @@ that is still open: they fail today and pass once it is fixed (then the marker g
 pin attacks that are handled, where tests/test_audit_hostile.py does not already cover them.
 
 Ground truth never comes from the code under test: the Nonary optimum of [[9,0,-1]] is the seeds'
-(case 03, 5), the Tatamibari count of 03.txt is the seeds' (2, scripts/examples), and a forged
+(case 03, 5), the Tatamibari count of 03.txt is the seeds' (2, smtpuzzles/examples), and a forged
 King's-tour claim is shown false by a refereed solution worth more.
 """
 
@@ -31,7 +31,7 @@ from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.runfolder import MAX_STEPS_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
-TATAMIBARI = ROOT / "scripts" / "examples" / "tatamibari"
+TATAMIBARI = ROOT / "smtpuzzles" / "examples" / "tatamibari"
 TATAMIBARI_EXPECTED = json.loads((TATAMIBARI / "expected.json").read_text())
 ONE_DOOR = [[9, 0, -1]]  # the seeds' Nonary case 03: optimum 5
 ONE_DOOR_OPTIMUM = 5

@@ -1,7 +1,7 @@
 """The audit trusts nothing in a run folder: forged claims fail, hostile text never reaches a solver,
 malformed folders get one line and exit 2, and memory stays bounded.
 
-Ground truth comes from the seeds' expected answers (scripts/examples/nonary/expected.json), never
+Ground truth comes from the seeds' expected answers (smtpuzzles/examples/nonary/expected.json), never
 from the code under test."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "scripts" / "examples" / "nonary"
+EXAMPLES = ROOT / "smtpuzzles" / "examples" / "nonary"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 RECORD = next((ROOT / "results").glob("kingtour-033a4d9697-*"))
 ONE_DOOR = [[9, 0, -1]]  # the seeds' case 03: optimum 5

@@ -4,7 +4,7 @@ mutants mutmut left alive in smtpuzzles/auditor.py (scripts/mutation.py); each t
 least one of them.
 
 Ground truth never comes from the audit: optima, counts and uniqueness are the seeds'
-(scripts/examples/*/expected.json, tests/data/seed_cases.json), step numbers and counts are read
+(smtpuzzles/examples/*/expected.json, tests/data/seed_cases.json), step numbers and counts are read
 from the folder's own files, models are judged by the puzzle's referee, and queries are built by
 today's encoder directly. Re-solves and proofs run on fakes where the test is about how the audit
 reads their answers (a real solver cannot be made to answer `unknown` on cue).
@@ -33,7 +33,7 @@ from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.readback import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "scripts" / "examples"
+EXAMPLES = ROOT / "smtpuzzles" / "examples"
 TATAMIBARI = json.loads((EXAMPLES / "tatamibari" / "expected.json").read_text())
 ONE_DOOR = [[9, 0, -1]]  # the seeds' Nonary case 03: 5 escape
 FIVE = 5

@@ -14,8 +14,7 @@ import pytest
 
 from conftest import one_error_line
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-EXAMPLES = SCRIPTS / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 
 
 def job_file(tmp_path: Path, extra: str = "") -> Path:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from smtpuzzles.bundled import write_examples
 from smtpuzzles.cli import build_parser
 from smtpuzzles.puzzles import BUILTIN, kingtour, nonary, rogue, tatamibari
 from smtpuzzles.render import print_all, save_svg, summary_panel
@@ -23,7 +24,7 @@ from smtpuzzles.render import print_all, save_svg, summary_panel
 from conftest import one_error_line
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "scripts" / "examples"
+EXAMPLES = ROOT / "smtpuzzles" / "examples"
 README_URL = "https://puzz.link/p?tatamibari/5/5/m3g11i2g31h13g3g"
 RECORD = ROOT / "results" / "kingtour-033a4d9697-20261201-094928"
 
@@ -116,7 +117,7 @@ def test_every_readme_solve_example_runs(cli, tmp_path, monkeypatch):
     examples = readme_examples()
     assert len(examples) == 5 and all(e[:2] == ["smtpuzzles", "solve"] for e in examples)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "scripts").symlink_to(ROOT / "scripts")
+    write_examples(tmp_path / "smtpuzzles-examples")  # as the README's `smtpuzzles examples` does
     seen = {}
     for argv in examples:
         args = argv[1:]

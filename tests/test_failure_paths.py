@@ -26,7 +26,7 @@ from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
 from smtpuzzles.puzzles import nonary
 from test_differential import COUNTED, tatamibari_solutions
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 NONARY_02 = EXAMPLES / "nonary" / "02.json"  # the seed's [[8, 0, 1], [9, 1, -1]]: 4 escape
 
 

@@ -20,7 +20,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import decode_text
 from smtpuzzles.puzzles import kingtour, nonary, rogue, tatamibari
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 FAST = settings(max_examples=150, deadline=None)
 SOLVES = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ODD = ["\n", "\r", " ", "\t", "\x00", "\ufeff", "\u2028", "é", "\ud800", "\x1b"]

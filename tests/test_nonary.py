@@ -15,8 +15,8 @@ from smtpuzzles.auditor import audit
 from smtpuzzles.errors import InputError
 from smtpuzzles.puzzles import nonary
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "nonary"
-sys.path.insert(0, str(EXAMPLES.parents[1]))
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "nonary"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # gen_nonary
 from gen_nonary import random_game  # noqa: E402
 
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())

@@ -18,7 +18,7 @@ import pytest
 from conftest import SEED_CASES
 from smtpuzzles.puzzles import kingtour, nonary, rogue, tatamibari
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 
 
 def changed(solution: dict, change) -> dict:

@@ -19,7 +19,7 @@ from smtpuzzles.formula import CNF, Formula
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "scripts" / "examples"
+EXAMPLES = ROOT / "smtpuzzles" / "examples"
 STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: "
             "the encoder's formula is stricter than the rules")
 

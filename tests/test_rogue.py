@@ -18,7 +18,7 @@ from smtpuzzles import run as runner
 from smtpuzzles.auditor import audit
 from smtpuzzles.puzzles import rogue
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "rogue"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "rogue"
 sys.path.insert(0, str(EXAMPLES.parents[1]))
 from gen_rogue import random_map  # noqa: E402
 

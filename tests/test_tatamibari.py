@@ -12,7 +12,7 @@ from conftest import DATA, SEED_CASES, one_error_line
 from smtpuzzles.auditor import audit
 from smtpuzzles.puzzles import tatamibari as T
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples" / "tatamibari"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "tatamibari"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 URL_EXAMPLE = "https://puzz.link/p?tatamibari/5/5/m3g11i2g31h13g3g"
 

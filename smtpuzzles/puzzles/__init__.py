@@ -12,15 +12,15 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 
+from smtpuzzles.bundled import EXAMPLES
 from smtpuzzles.contract import ContractError, Puzzle
 from smtpuzzles.errors import InputError
 
 GROUP = "smtpuzzles.puzzles"
-# The built-ins' bundled examples live in the checkout (scripts/examples/NAME/), beside the tests
-# and benchmarks that read them; `export` and the contract test take them from there.
-BUNDLED = Path(__file__).resolve().parents[2] / "scripts" / "examples"
+# The built-ins' bundled examples (smtpuzzles/examples/NAME/, package data: an installed copy has
+# them too); `export`, the contract test and the tests of each puzzle read them.
+BUNDLED = EXAMPLES
 # The built-ins' entry points as pyproject.toml declares them (a test keeps the two equal). Used
 # only when this package's own metadata does not declare the group: a source tree run without
 # being installed, or an install made before the entry points existed.

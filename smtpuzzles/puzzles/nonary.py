@@ -131,7 +131,7 @@ def from_canonical(data: dict) -> Game:
 
 
 def examples():
-    """The seed's maps and more, in scripts/examples/nonary/ (a checkout's, not installed), in the
+    """The seed's maps and more, in smtpuzzles/examples/nonary/ (package data), in the
     chains encoding: the exports show the rules as clauses (auto would list these small maps'
     positions instead)."""
     return examples_in(BUNDLED / NAME, load, "chains")

@@ -228,7 +228,7 @@ def from_canonical(data: dict) -> Dungeon:
 
 
 def examples():
-    """The seed's maps and more, in scripts/examples/rogue/ (a checkout's, not installed)."""
+    """The seed's maps and more, in smtpuzzles/examples/rogue/ (package data)."""
     return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 

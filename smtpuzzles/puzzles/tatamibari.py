@@ -179,7 +179,7 @@ def from_canonical(data: dict) -> Board:
 
 
 def examples():
-    """The seed's puzzles, in scripts/examples/tatamibari/ (a checkout's, not installed)."""
+    """The seed's puzzles, in smtpuzzles/examples/tatamibari/ (package data)."""
     return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
