@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smtpuzzles import puzzles
+from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import is_url, read_text_file, read_text_string
 
@@ -36,7 +36,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     `source` is a file path, the input text itself, a URL (for a puzzle that reads them), or a dict
     of the puzzle's options and inline job keys (`smtpuzzles solve --help` lists them); keyword
     `options` are the same keys. `unique` asks whether the
-    solution is unique, `count` for every solution (True) or up to that many; `time_limit` bounds
+    solution is unique, `count` for every solution (True or 0) or up to that many; `time_limit` bounds
     each solver check in seconds (a run that runs out is `unknown`, never `optimal`). `certify`
     stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.
     """
@@ -49,12 +49,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
         known = [o.name for o in module.OPTIONS] + [k.name for k in module.INLINE]
         raise InputError(f"{module.NAME} takes no option {sorted(given)[0]!r} (it takes {', '.join(known) or 'none'})",
                          "solve()")
-    if unique and count not in (None, False):
-        raise InputError("ask for unique or count, not both", "solve()")
-    mode = "unique" if unique else ("count" if count not in (None, False) else module.MODES[0])
-    if mode not in module.MODES:
-        raise InputError(f"{module.NAME} has no {mode} mode", "solve()")
-    limit = None if count in (None, False, True) else int(count)
+    mode, limit = request.mode_and_limit(module, unique, count, lambda key: f"solve({key}=...)")
     instance = module.load(text, where, values)
     keep = None
     if out is None:  # the run folder lives as long as the Result, unless saved

@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from smtpuzzles import __version__, puzzles
+from smtpuzzles import __version__, puzzles, request
 from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
 from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
@@ -384,26 +384,14 @@ def solve_or_resume(args, module, progress, live):
         check_writable_folder(args.out, "--out")
         text, source = read_input(input_path)
         instance = module.load(text, source, options)
-        if args.unique and args.count is not None:  # as a job file refuses both
-            raise InputError("ask for unique or count, not both", "--count")
-        mode = "optimise"
-        if args.unique:
-            mode = "unique"
-        if args.count is not None:
-            mode = "count"
-        if mode != "optimise" and mode not in module.MODES:
-            raise InputError(f"{module.NAME} has no {mode} mode", "--unique" if mode == "unique" else "--count")
-        if mode == "optimise" and "optimise" not in module.MODES:
-            mode = module.MODES[0]
-        if args.cubes and (args.encoding or module.ENCODINGS[0]) not in module.SPLITS:
-            raise InputError(f"the {args.encoding or module.ENCODINGS[0]} encoding of {module.NAME} cannot split its "
-                             "checks into cubes", "--cubes")
+        mode, limit = request.mode_and_limit(module, args.unique, args.count, lambda key: f"--{key}")
+        request.check_split(module, args.encoding, args.cubes, "--cubes")
         if live:
             live.start()
         try:
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
                                            encoding=args.encoding, time_limit=args.time_limit, mode=mode,
-                                           limit=args.count or None, on_step=progress.step, on_solution=progress.solution,
+                                           limit=limit, on_step=progress.step, on_solution=progress.solution,
                                            params={"guide": False} if args.no_guide else None, cubes=args.cubes,
                                            scheduler=args.scheduler, split_after=args.split_after)
         finally:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smtpuzzles import puzzles
+from smtpuzzles import puzzles, request
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
 from smtpuzzles.engines import ENGINES, check_params
 from smtpuzzles.errors import InputError
@@ -100,8 +100,6 @@ def _check(table: dict, allowed: dict, where: str) -> None:
             raise InputError(f"{key} must be {_type_name(types)}, not {type(value).__name__} {shown}", where)
     if "time_limit" in table:
         positive_seconds(table["time_limit"], f"{where} time_limit")
-    if "count" in table and not isinstance(table["count"], bool) and table["count"] < 1:
-        raise InputError(f"count must be true, false or a limit of at least 1, not {table['count']}", where)
     if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
     if "split_after" in table:
@@ -166,17 +164,11 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     given = [k for k in ("input", *files, *inline) if k in entry]
     if len(given) > 1:
         raise InputError(f"give one input, not {' and '.join(given)}", where)
-    count = entry.get("count")
-    mode = "unique" if entry.get("unique") else ("count" if count not in (None, False) else module.MODES[0])
-    if mode not in module.MODES:
-        raise InputError(f"{entry['puzzle']} has no {mode} mode", where)
-    if entry.get("unique") and count not in (None, False):
-        raise InputError("ask for unique or count, not both", where)
+    mode, count_limit = request.mode_and_limit(module, entry.get("unique", False), entry.get("count"), lambda key: where)
     encoding = entry.get("encoding", module.ENCODINGS[0])
     if encoding not in module.ENCODINGS:
         raise InputError(f"encoding {encoding!r} is not one of {', '.join(module.ENCODINGS)}", where)
-    if entry.get("cubes") and encoding not in module.SPLITS:
-        raise InputError(f"the {encoding} encoding of {module.NAME} cannot split its checks into cubes", where)
+    request.check_split(module, encoding, entry.get("cubes", 0), where)
     engine = entry.get("engine", defaults.get("engine"))
     params = {**defaults.get("params", {}), **entry.get("params", {})}
     # Refused here, before anything runs, rather than by the first job that builds an engine.
@@ -184,7 +176,6 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     # What the run will ask for, the puzzle's measured best included: a job's ledger matches that.
     params = module.engine_params(engine or module.DEFAULT_ENGINE, params)
     limit = entry.get("time_limit", defaults.get("time_limit"))
-    count_limit = count if isinstance(count, int) and not isinstance(count, bool) else None
     options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default
                for option in module.OPTIONS if not option.input_file}
 
