@@ -101,6 +101,31 @@ class CNF:
     def add(self, clause: Sequence[int]) -> None:
         self.clauses.append(list(clause))
 
+    # The words encoders state their rules in; each is a few clauses, written out here once.
+    def require(self, a: int) -> None:
+        """`a` holds."""
+        self.clauses.append([a])
+
+    def implies(self, a: int, options: Sequence[int]) -> None:
+        """If `a`, then at least one of `options` (none given: `a` is false)."""
+        self.clauses.append([-a, *options])
+
+    def when(self, conditions: Sequence[int], then: int) -> None:
+        """If every one of `conditions`, then `then`."""
+        self.clauses.append([*(-c for c in conditions), then])
+
+    def not_both(self, a: int, b: int) -> None:
+        self.clauses.append([-a, -b])
+
+    def same(self, a: int, b: int) -> None:
+        """`a` exactly when `b`."""
+        self.clauses.extend(([-a, b], [a, -b]))
+
+    def any_of(self, a: int, options: Sequence[int]) -> None:
+        """`a` exactly when at least one of `options` holds."""
+        self.clauses.append([-a, *options])
+        self.clauses.extend([-o, a] for o in options)
+
     def at_least_one(self, lits: Sequence[int]) -> None:
         self.clauses.append(list(lits))
 

@@ -219,3 +219,39 @@ def test_rich_output_and_svg(cli, tmp_path):
     code, out, err = cli("solve", "nonary", "-", "--out", tmp_path / "runs", "--svg", svg, stdin="[[8, 0, 1], [9, 1, -1]]")
     assert code == 0 and "optimal" in out and "escape plan" in out
     assert "<svg" in svg.read_text()
+
+
+# ------------------------------------------------------------------- the CNF's words for rules
+def _models(cnf, names):
+    """Every assignment of `names` that satisfies the clauses, by brute force over all variables."""
+    from itertools import product
+
+    n = len(cnf.names) - 1
+    found = set()
+    for bits in product((False, True), repeat=n):
+        value = {v: bits[v - 1] for v in range(1, n + 1)}
+        if all(any(value[abs(l)] == (l > 0) for l in clause) for clause in cnf.clauses):
+            found.add(tuple(value[cnf.index[name]] for name in names))
+    return found
+
+
+@pytest.mark.parametrize("word,rule", [
+    ("implies", lambda a, b, c: (not a) or b or c),
+    ("when", lambda a, b, c: not (a and b) or c),
+    ("not_both", lambda a, b, c: not (a and b)),
+    ("same", lambda a, b, c: a == b),
+    ("any_of", lambda a, b, c: a == (b or c)),
+    ("require", lambda a, b, c: a),
+])
+def test_each_word_allows_exactly_the_assignments_its_rule_does(word, rule):
+    from itertools import product
+
+    from smtpuzzles.formula import CNF
+
+    cnf = CNF()
+    a, b, c = (cnf.var(x) for x in "abc")
+    call = {"implies": lambda: cnf.implies(a, [b, c]), "when": lambda: cnf.when([a, b], c),
+            "not_both": lambda: cnf.not_both(a, b), "same": lambda: cnf.same(a, b),
+            "any_of": lambda: cnf.any_of(a, [b, c]), "require": lambda: cnf.require(a)}
+    call[word]()
+    assert _models(cnf, "abc") == {bits for bits in product((False, True), repeat=3) if rule(*bits)}

@@ -183,7 +183,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
     for r, c in board.cells:
         cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
         if board.clues[r][c]:
-            cnf.add([digit[r, c, board.clues[r][c]]])
+            cnf.require(digit[r, c, board.clues[r][c]])
     for unit in board.units():
         for k in range(1, n + 1):
             cnf.exactly_one([digit[r, c, k] for r, c in unit])
@@ -196,16 +196,16 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         around = board.neighbours(r, c)
         for t in range(steps):
             if t + 1 < steps:
-                cnf.add([-visit[t, r, c]] + [visit[t + 1, a, b] for a, b in around])
+                cnf.implies(visit[t, r, c], [visit[t + 1, a, b] for a, b in around])
             if t > 0:
-                cnf.add([-visit[t, r, c]] + [visit[t - 1, a, b] for a, b in around])
+                cnf.implies(visit[t, r, c], [visit[t - 1, a, b] for a, b in around])
 
     # The number: step t reads the digit of the cell it visits.
     for t in range(steps):
         cnf.exactly_one([reads[t, k] for k in range(1, n + 1)])
         for r, c in board.cells:
             for k in range(1, n + 1):
-                cnf.add([-visit[t, r, c], -digit[r, c, k], reads[t, k]])
+                cnf.when([visit[t, r, c], digit[r, c, k]], reads[t, k])
 
     def greater(i: int, d: int):
         return any_of([lit(f"s{i}_{k}") for k in range(d + 1, n + 1)])
@@ -235,7 +235,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
     if starts is not None:
-        cnf.add([visit[0, r, c] for r, c in starts])
+        cnf.at_least_one([visit[0, r, c] for r, c in starts])
     return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
                     engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
                     guess=None if any(any(row) for row in board.clues) else guess)  # the snake starts at (0, 0)

@@ -114,21 +114,19 @@ def encode(board: Board, encoding: str = "blocks") -> Encoding:
     for p in board.free:
         for q in board.around(*p):
             if q in king and p < q:
-                cnf.add([-king[p], -king[q]])
+                cnf.not_both(king[p], king[q])
     blocks = []
     for top in range(0, board.height, 2):
         for left in range(0, board.width, 2):
             cells = [king[(r, c)] for r in range(top, top + 2) for c in range(left, left + 2) if (r, c) in king]
             if cells:
                 used = cnf.var(f"b{len(blocks)}")
-                cnf.add([-used] + cells)
-                cnf.clauses.extend([-cell, used] for cell in cells)
+                cnf.any_of(used, cells)
                 blocks.append(used)
     count = cnf.counter(blocks)
     for k in range(1, len(blocks) + 1):
         named = cnf.var(f"kings_ge{k}")
-        cnf.add([-named, count[k]])
-        cnf.add([named, -count[k]])
+        cnf.same(named, count[k])
 
     def at_least(k: int):
         if k <= 0:
