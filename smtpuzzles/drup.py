@@ -225,61 +225,61 @@ class _Checker:
 
     # ------------------------------------------------------------------------------------ checking
     def run(self, formula, steps, step_names) -> Verdict:
+        """Forward until the empty clause follows, then backward checking each lemma in its cone."""
         def name(i: int) -> str:
             return step_names[i] if step_names else f"proof step {i + 1}"
 
-        clauses = self.clauses
-        for c in formula:
-            clauses.append(list(dict.fromkeys(c)))  # duplicate literals would confuse the watches
-        nformula = len(clauses)
+        nformula = len(formula)
         total = nformula + sum(1 for d, _ in steps if not d)
         self.alive = bytearray(b"\x01") * total
         self.marked = bytearray(total)
         self.listed = bytearray(total)
         lemmas = total - nformula
-        by_key: dict[tuple, list[int]] = {}
-
-        def key(c):
-            return tuple(sorted(set(c)))
-
-        # The formula itself; it may already be refuted by unit propagation.
-        conflict = -1
-        try:
-            for cid in range(nformula):
-                by_key.setdefault(key(clauses[cid]), []).append(cid)
-                self._attach(cid)
-            conflict = self._propagate()
-        except _Refuted as refuted:
-            conflict = refuted.cid
-        if conflict >= 0:
+        conflict = self._load_formula(formula)
+        if conflict >= 0:  # the formula itself is refuted by unit propagation
             self._mark_cone(conflict, len(self.trail))
             core = [c for c in range(nformula) if self.marked[c]]
             return Verdict(True, "the formula is refuted by unit propagation alone", lemmas, 0, core=core)
+        step_clause, last, conflict = self._forward(steps, nformula)
+        if last < 0:
+            return Verdict(False, "the proof ends without deriving the empty clause (cut short?)", lemmas, 0)
+        self._mark_cone(conflict, len(self.trail))
+        used, failed = self._backward(steps, step_clause, last, name)
+        if failed:
+            return Verdict(False, failed, lemmas, len(used), used)
+        core = [c for c in range(nformula) if self.marked[c]]
+        return Verdict(True, f"empty clause derived; {len(used)} of {lemmas} lemmas used, each checked", lemmas,
+                       len(used), used, core)
 
-        # Forward: lemmas added and deletions applied until the empty clause follows.
-        step_clause: list[int] = []  # per step: the lemma's id, the deleted clause's id, or -1
-        last = -1
-        next_id = nformula
+    @staticmethod
+    def _key(clause) -> tuple:
+        return tuple(sorted(set(clause)))
+
+    def _load_formula(self, formula) -> int:
+        """Attach the formula's clauses and propagate: the conflicting clause's id, or -1."""
+        self.by_key: dict[tuple, list[int]] = {}
+        for c in formula:
+            self.clauses.append(list(dict.fromkeys(c)))  # duplicate literals would confuse the watches
+        try:
+            for cid in range(len(self.clauses)):
+                self.by_key.setdefault(self._key(self.clauses[cid]), []).append(cid)
+                self._attach(cid)
+            return self._propagate()
+        except _Refuted as refuted:
+            return refuted.cid
+
+    def _forward(self, steps, next_id: int) -> tuple[list[int], int, int]:
+        """Lemmas added and deletions applied until the empty clause follows: (per step the lemma's
+        id, the deleted clause's id or -1; the step that ended it, or -1; the conflicting clause)."""
+        step_clause: list[int] = []
         for i, (deletion, lits) in enumerate(steps):
             if deletion:
-                found = by_key.get(key(lits))
-                cid = -1
-                while found:
-                    candidate = found.pop()
-                    if self.alive[candidate]:
-                        cid = candidate
-                        break
-                if cid >= 0 and self._is_reason(cid) >= 0:
-                    found.append(cid)  # a reason stays: ignoring its deletion keeps it implied
-                    cid = -1
-                if cid >= 0:
-                    self.alive[cid] = 0
-                step_clause.append(cid)
+                step_clause.append(self._delete(lits))
                 continue
             cid = next_id
             next_id += 1
-            clauses.append(list(dict.fromkeys(lits)))
-            by_key.setdefault(key(clauses[cid]), []).append(cid)
+            self.clauses.append(list(dict.fromkeys(lits)))
+            self.by_key.setdefault(self._key(self.clauses[cid]), []).append(cid)
             step_clause.append(cid)
             try:
                 self._attach(cid)
@@ -287,13 +287,29 @@ class _Checker:
             except _Refuted as refuted:
                 conflict = refuted.cid
             if conflict >= 0:
-                last = i
-                break
-        if last < 0:
-            return Verdict(False, "the proof ends without deriving the empty clause (cut short?)", lemmas, 0)
-        self._mark_cone(conflict, len(self.trail))
+                return step_clause, i, conflict
+        return step_clause, -1, -1
 
-        # Backward: undo each step; check the marked lemmas against what was there before them.
+    def _delete(self, lits) -> int:
+        """The live clause a deletion step removes (-1: none, or a reason, whose deletion is ignored:
+        keeping it keeps it implied)."""
+        found = self.by_key.get(self._key(lits))
+        cid = -1
+        while found:
+            candidate = found.pop()
+            if self.alive[candidate]:
+                cid = candidate
+                break
+        if cid >= 0 and self._is_reason(cid) >= 0:
+            found.append(cid)
+            cid = -1
+        if cid >= 0:
+            self.alive[cid] = 0
+        return cid
+
+    def _backward(self, steps, step_clause: list[int], last: int, name) -> tuple[list[int], str | None]:
+        """Undo each step from the last; check each marked lemma against what was there before it.
+        (the steps used, and the first failure in words or None)."""
         used: list[int] = []
         for i in range(last, -1, -1):
             cid = step_clause[i]
@@ -304,7 +320,7 @@ class _Checker:
                 try:
                     self._attach(cid)
                 except _Refuted:
-                    return Verdict(False, f"internal inconsistency restoring {name(i)}", lemmas, len(used), used)
+                    return used, f"internal inconsistency restoring {name(i)}"
                 continue
             self.alive[cid] = 0
             place = self._is_reason(cid)
@@ -314,11 +330,9 @@ class _Checker:
                 self.qhead = 0
             if self.marked[cid]:
                 if not self._rup(cid):
-                    return Verdict(False, f"{name(i)}: the clause does not follow by unit propagation", lemmas, len(used), used)
+                    return used, f"{name(i)}: the clause does not follow by unit propagation"
                 used.append(i)
-        core = [c for c in range(nformula) if self.marked[c]]
-        return Verdict(True, f"empty clause derived; {len(used)} of {lemmas} lemmas used, each checked", lemmas,
-                       len(used), used, core)
+        return used, None
 
     def _rup(self, cid: int) -> bool:
         conflict = self._propagate()
