@@ -274,12 +274,6 @@ class Formula:
         return f"{self.document()}{extra}(check-sat)\n(exit)\n"
 
 
-def query_from_base(base_document: str, assumption_texts: Sequence[str]) -> str:
-    """The same standalone query, rebuilt from a saved base file and recorded assumption texts."""
-    extra = "".join(f"(assert {a})\n" for a in assumption_texts)
-    return f"{base_document}{extra}(check-sat)\n(exit)\n"
-
-
 class SmtBuilder:
     """Writes an arithmetic base formula as portable SMT-LIB2 text, one declaration at a time."""
 

@@ -23,6 +23,7 @@ from smtpuzzles.drup import check_drup, to_lrat
 from smtpuzzles.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
+from tests.second_opinion import dratify_check, lrat_as_drup
 from test_proof import INFEASIBLE_BOARD, UNIQUE_BOARD, _as_dimacs, _random_unsat, one_line
 
 
@@ -32,7 +33,7 @@ def lrat_of(query: proof.Dimacs) -> bytes:
 
 
 def dratify_accepts(query, lrat: bytes) -> bool:
-    return proof.check_with_dratify(query, proof.lrat_as_drup(lrat))[0]
+    return dratify_check(query, lrat_as_drup(lrat))[0]
 
 
 def assert_both_accept(query: proof.Dimacs) -> bytes:
@@ -434,5 +435,5 @@ def test_a_lemma_over_a_variable_fixed_at_the_top_level_gets_no_unit_hint_for_it
     assert verdict.ok
     lrat = to_lrat(4, formula, steps, verdict)
     assert check_lrat(4, formula, lrat).ok, lrat
-    assert proof.check_with_dratify(query, proof.lrat_as_drup(lrat))[0]
+    assert dratify_check(query, lrat_as_drup(lrat))[0]
     assert not check_lrat(4, formula, b"6 1 2 0 1 2 3 0\n").ok  # the unit hint the old writer gave

@@ -18,6 +18,7 @@ from smtpuzzles import proof
 from smtpuzzles.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
+from tests.second_opinion import dratify_check, lrat_as_drup
 
 import dratify  # noqa: F401  (a test dependency: the independent checker; never skipped)
 
@@ -95,7 +96,7 @@ def test_certify_makes_a_checked_lrat_proof_on_the_cadical_path(name):
     assert verdict.ok and verdict.lemmas == certified.lemmas > 0, verdict
     ok, message, _ = proof.check_lrat_text(query, certified.lrat)
     assert ok and one_line(message)
-    assert proof.check_with_dratify(query, proof.lrat_as_drup(certified.lrat))[0]
+    assert dratify_check(query, lrat_as_drup(certified.lrat))[0]
     assert b" d " not in certified.lrat  # the trim writes no deletions
 
 
@@ -114,7 +115,7 @@ def test_the_trim_keeps_every_lemma_a_kept_hint_uses(made, name):
     assert set(lemmas_of(trimmed)) <= set(lemmas_of(untrimmed)) <= set(lemmas_of(raw))
     if min(int(line.split()[0]) for line in raw.split(b"\n") if line and b" d " not in line) > len(clauses):
         assert check_lrat(nvars, clauses, raw).ok  # numbered as the query already: CaDiCaL's own text checks
-    assert proof.check_with_dratify(query, proof.lrat_as_drup(trimmed))[0]
+    assert dratify_check(query, lrat_as_drup(trimmed))[0]
 
 
 def test_the_queries_cover_both_numberings(made):
@@ -155,7 +156,7 @@ def test_odd_queries_get_checked_proofs(clauses):
     certified = proof.certify_query(query, timeout=60)
     assert certified.solver == proof.LRAT_SOLVER
     assert check_lrat(3, clauses, certified.lrat).ok
-    assert proof.check_with_dratify(query, proof.lrat_as_drup(certified.lrat))[0]
+    assert dratify_check(query, lrat_as_drup(certified.lrat))[0]
 
 
 # --------------------------------------------------------- a python-sat without what the path needs
