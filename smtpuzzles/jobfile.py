@@ -179,28 +179,7 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default
                for option in module.OPTIONS if not option.input_file}
 
-    inputs: list[tuple[str | None, str, str]] = []  # (text, source, name suffix)
-    if "input" in entry:
-        files = sorted(glob.glob(str(base / entry["input"])))
-        if not files:
-            raise InputError(f"input {entry['input']!r} matches no file", where)
-        for file in files:
-            if Path(file).is_dir():
-                raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
-            text = _job_file(file, where, "input")
-            inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
-    elif given and given[0] in files:  # a file named by one of the puzzle's options: read, never globbed
-        key = given[0]
-        inputs.append((_job_file(str(base / entry[key]), where, key), entry[key], ""))
-    elif given:
-        key = given[0]
-        inputs.append((inline[key].text(entry[key]), f"job {label} {key}", ""))
-    elif not module.INPUT_REQUIRED:
-        inputs.append((None, "options", ""))
-    else:
-        keys = ", ".join(("input", *files, *inline))
-        raise InputError(f"missing its input ({keys})", where)
-
+    inputs = _job_inputs(entry, module, given, files, inline, base, label, where)
     jobs = []
     for text, source, suffix in inputs:
         name = entry.get("name") or f"{entry['puzzle']}-{number}"
@@ -223,6 +202,34 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
                         engine, encoding, float(limit) if limit is not None else None, dict(params),
                         identity=identity, cubes=entry.get("cubes", 0), split_after=float(entry.get("split_after", 5.0))))
     return jobs
+
+
+def _job_inputs(entry: dict, module, given: list[str], files: dict, inline: dict, base: Path, label: str,
+                where: str) -> list[tuple[str | None, str, str]]:
+    """(text, source, name suffix) of each input a job names: `input` a glob (each file its own
+    job), a file option read as given (never globbed), an inline key, or none where none is needed."""
+    inputs: list[tuple[str | None, str, str]] = []
+    if "input" in entry:
+        files = sorted(glob.glob(str(base / entry["input"])))
+        if not files:
+            raise InputError(f"input {entry['input']!r} matches no file", where)
+        for file in files:
+            if Path(file).is_dir():
+                raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
+            text = _job_file(file, where, "input")
+            inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
+    elif given and given[0] in files:  # a file named by one of the puzzle's options: read, never globbed
+        key = given[0]
+        inputs.append((_job_file(str(base / entry[key]), where, key), entry[key], ""))
+    elif given:
+        key = given[0]
+        inputs.append((inline[key].text(entry[key]), f"job {label} {key}", ""))
+    elif not module.INPUT_REQUIRED:
+        inputs.append((None, "options", ""))
+    else:
+        keys = ", ".join(("input", *files, *inline))
+        raise InputError(f"missing its input ({keys})", where)
+    return inputs
 
 
 def _job_file(file: str, where: str, key: str) -> str:
