@@ -41,6 +41,7 @@ from smtpuzzles.symmetry import check as check_symmetry
 
 INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
 # Exit statuses of `smtpuzzles audit` beyond 0 (clean), 1 (a claim fails) and 2 (unreadable folder).
+SHOWN_MODEL_FAILURES = 5  # broken models named one by one; the rest counted in one line
 EXIT_UNDECIDED = 3  # a re-solve ran out of time or the solver answered unknown
 EXIT_MISSING_SOLVER = 4  # a solver the audit was asked to use is not installed
 
@@ -163,6 +164,13 @@ def _check_models(report: Report, folder, rules: Rules):
     whatever its result, and solution.json's): each is a witness a claim must not contradict."""
     bad, good, witnesses = 0, [], []
     where = str(folder.path / "steps.jsonl")
+
+    def broken(text: str) -> None:
+        nonlocal bad
+        bad += 1
+        if bad <= SHOWN_MODEL_FAILURES:  # one broken referee or decoder would repeat itself per step
+            report.add("models", False, text)
+
     for step in folder.steps:
         if "solution" not in step:
             continue
@@ -172,19 +180,18 @@ def _check_models(report: Report, folder, rules: Rules):
                 witnesses.append((f"step {step['index']}", worth))
             continue
         if problems:
-            bad += 1
-            report.add("models", False, f"step {step['index']}: the model breaks the rules: {problems[0]}")
+            broken(f"step {step['index']}: the model breaks the rules: {problems[0]}")
         elif not same_json(worth, step["value"]):
-            bad += 1
-            report.add("models", False, f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, "
-                                        f"the step says {_short(step['value'])}")
+            broken(f"step {step['index']}: the model is worth {_short(rules.shown(worth))}, the step says "
+                   f"{_short(step['value'])}")
         elif not _meets(step["claim"], step["solution"], worth, rules):
-            bad += 1
-            report.add("models", False,
-                       f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
+            broken(f"step {step['index']}: the model does not satisfy its claim ({describe(step['claim'])[:80]})")
         else:
             good.append((step["index"], step["solution"], worth))
             witnesses.append((f"step {step['index']}", worth))
+    if bad > SHOWN_MODEL_FAILURES:
+        report.add("models", False, f"and {bad - SHOWN_MODEL_FAILURES} more recorded models fail (the first "
+                                    f"{SHOWN_MODEL_FAILURES} are named above)")
     if not bad:
         n_sat = sum(1 for s in folder.steps if s["result"] == "sat")
         name = rules.module.NAME

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
@@ -147,15 +147,18 @@ class InlineKey:
 
 @dataclass(frozen=True)
 class Example:
-    """A bundled instance: `export` writes its base formula as `NAME/STEM.smt2`."""
+    """A bundled instance: `export` writes its base formula as `NAME/STEM.smt2`. `options` are the
+    puzzle options it was loaded with (the keys a job file gives them under)."""
 
     stem: str
     instance: Any
     encoding: str
+    options: dict = field(default_factory=dict)
 
 
-def examples_in(folder, load: Callable, encoding: str) -> Iterator[Example]:
-    """Every input file in `folder` (its expected answers, expected.json, left out), in name order.
+def examples_in(folder, load: Callable, encoding: str, options: dict | None = None) -> Iterator[Example]:
+    """Every input file in `folder` (its expected answers, expected.json, left out), in name order,
+    each loaded with `options` (a mapping of file stem to options, for examples that need some).
     `folder` is a Path or a package's folder as importlib.resources gives it (`files(pkg) / "x"`)."""
     if isinstance(folder, str):
         folder = Path(folder)
@@ -164,7 +167,8 @@ def examples_in(folder, load: Callable, encoding: str) -> Iterator[Example]:
     for path in sorted(folder.iterdir(), key=lambda p: p.name):
         if path.name != "expected.json" and path.is_file():
             stem = path.name.rsplit(".", 1)[0]
-            yield Example(stem, load(path.read_text(encoding="utf-8"), path.name, {}), encoding)
+            given = dict((options or {}).get(stem, {}))
+            yield Example(stem, load(path.read_text(encoding="utf-8"), path.name, given), encoding, given)
 
 
 REQUIRED = {

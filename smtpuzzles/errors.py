@@ -13,5 +13,11 @@ class InputError(Exception):
         return f"{self.where}: {self.message}" if self.where else self.message
 
 
+class PuzzleError(InputError):
+    """A puzzle package that breaks the contract where only running it shows (its encoding's
+    engines, modes its objective cannot answer, variable names, a decoder or referee that crashes):
+    one line naming the puzzle, as bad input is, never a traceback."""
+
+
 class LedgerError(InputError):
     """A run folder that cannot be read or trusted (missing, malformed, tampered)."""

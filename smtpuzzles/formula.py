@@ -12,6 +12,7 @@ and an explicit `set-logic` (z3's own printer writes `pbeq`/`pble` terms that cv
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -243,6 +244,16 @@ def sequential_amo(lits: Sequence[int], aux: Sequence[int]) -> list[list[int]]:
 
 
 # ------------------------------------------------------------------------------------------- formula
+# An SMT-LIB2 simple symbol: what every solver reads as a variable's name without quoting.
+SIMPLE_SYMBOL = re.compile(r"[A-Za-z~!@$%^&*_+=<>.?/-][A-Za-z0-9~!@$%^&*_+=<>.?/-]*")
+
+
+def unreadable_name(names) -> str | None:
+    """The first of `names` that is not an SMT-LIB2 simple symbol (solvers would refuse the query
+    the audit builds from it), or None."""
+    return next((name for name in names if not SIMPLE_SYMBOL.fullmatch(name)), None)
+
+
 @dataclass
 class Formula:
     """A base problem: SMT-LIB2 text (always) and a clausal view (when purely Boolean)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -14,7 +15,9 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
-from smtpuzzles.errors import InputError, LedgerError
+from smtpuzzles.errors import InputError, LedgerError, PuzzleError
+from smtpuzzles.formula import unreadable_name
+from smtpuzzles.objectives import kind_of
 from smtpuzzles.ledger import Ledger
 from smtpuzzles.locking import require_locks
 from smtpuzzles.statuses import ANSWERED
@@ -77,8 +80,37 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
     engine = requested or module.DEFAULT_ENGINE
     if engine not in encoding.engines:
         engine_list = ", ".join(encoding.engines)
+        if requested is None:  # nobody asked for it: the puzzle's own declarations disagree
+            raise PuzzleError(f"its DEFAULT_ENGINE is {engine}, but its {encoding.name} encoding runs on "
+                              f"{engine_list} (Encoding.engines)", f"puzzle {module.NAME}")
         raise InputError(f"the {encoding.name} encoding runs on {engine_list}, not {engine}", "--engine")
     return engine
+
+
+def check_encoding(module: Puzzle, enc, mode: str) -> None:
+    """What only an encoding shows of a puzzle's contract: its objective answers the mode, and every
+    variable name is one the solvers (and so the audit's queries) can read."""
+    kind = kind_of(enc.objective)
+    if mode not in kind.MODES:
+        raise PuzzleError(f"its MODES has {mode}, which its {enc.name} encoding's {kind.KIND} objective cannot "
+                          f"answer ({', '.join(kind.MODES)})", f"puzzle {module.NAME}")
+    bad = unreadable_name(enc.formula.decls)
+    if bad is not None:
+        raise PuzzleError(f"its {enc.name} encoding names a variable {bad[:40]!r}, not an SMT-LIB symbol "
+                          "(letters, digits and ~!@$%^&*_-+=<>.?/, not starting with a digit)", f"puzzle {module.NAME}")
+
+
+def guarded(module: Puzzle, what: str, hook: Callable) -> Callable:
+    """A puzzle hook that, crashing on a solver's model, is named in one line, not a traceback."""
+    def call(*args):
+        try:
+            return hook(*args)
+        except PuzzleError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug, reported as one
+            raise PuzzleError(f"its {what} failed on a solver's model ({exc.__class__.__name__}: "
+                              f"{str(exc)[:80]})", f"puzzle {module.NAME}") from None
+    return call
 
 
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
@@ -92,6 +124,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     require_locks()  # the run folder will need a lock: say so before the encoding, which can take long
     enc = module.encode(instance, encoding or module.ENCODINGS[0])
+    check_encoding(module, enc, mode)
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, module.engine_params(engine_name, params))
@@ -175,7 +208,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         if on_solution:
             on_solution(solution, value)
 
-    recorder = Recorder(enc, engine_factory, lambda s: module.value(instance, s), lambda s: module.referee(instance, s),
+    enc = dataclasses.replace(enc, decode=guarded(module, "decode", enc.decode))
+    recorder = Recorder(enc, engine_factory, guarded(module, "value", lambda s: module.value(instance, s)),
+                        guarded(module, "referee", lambda s: module.referee(instance, s)),
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after)
     if cubes:

@@ -11,6 +11,7 @@ from smtpuzzles.formula import Term
 from smtpuzzles.objectives import ClaimFails, Outcome, Recorded, RefereeRejected, stopped
 
 KIND = "min"
+MODES = ("optimise",)
 CLAIMS = {"at_most": {"k": int}}
 INTEGER_LISTS = ()
 

@@ -254,3 +254,15 @@ def test_the_shared_modules_name_no_puzzle():
 def test_the_grep_would_catch_a_puzzle_name():
     pattern = re.compile(r"\b(kingtour|king|tatamibari|nonary|rogue)\b", re.I)
     assert pattern.search("the King's tour") and pattern.search("import tatamibari") and not pattern.search("locking")
+
+
+def test_an_example_carries_the_options_it_was_loaded_with(tmp_path):
+    from smtpuzzles.contract import examples_in
+
+    (tmp_path / "wrapped.txt").write_text("..\n..\n")
+    (tmp_path / "flat.txt").write_text("..\n..\n")
+    seen = []
+    found = list(examples_in(tmp_path, lambda text, source, options: seen.append(options) or (source, options), "x",
+                             {"wrapped": {"torus": True}}))
+    assert [(e.stem, e.options, e.instance) for e in found] == [
+        ("flat", {}, ("flat.txt", {})), ("wrapped", {"torus": True}, ("wrapped.txt", {"torus": True}))]

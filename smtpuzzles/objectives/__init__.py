@@ -3,6 +3,7 @@
 A kind module (lex, count, satisfy here) holds, top to bottom:
 
   KIND: str                      the name runs record ("lex", "max", "satisfy")
+  MODES: tuple[str, ...]         the run modes it answers (a puzzle's MODES must be among them)
   the objective's dataclass      what a puzzle's `encode` hands over (its `kind` field is KIND)
   CLAIMS: {op: {field: type}}    the claims its search asks, and their fields
   INTEGER_LISTS: tuple[str]      claim fields that hold lists of integers

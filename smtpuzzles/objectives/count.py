@@ -13,6 +13,7 @@ from smtpuzzles.formula import Term
 from .base import ClaimFails, Outcome, Recorded, RefereeRejected, stopped
 
 KIND = "max"
+MODES = ("optimise",)
 CLAIMS = {"at_least": {"k": int}}
 INTEGER_LISTS = ()
 

@@ -19,6 +19,7 @@ KIND = "lex"
 SEARCHES = ("descend", "leap", "climb")
 # The claims it asks, and their fields: "with `prefix` fixed, position `pos` can exceed `than`", and
 # the closing one, "some vector beats `best`".
+MODES = ("optimise",)  # the run modes this kind answers
 CLAIMS = {"exceed": {"prefix": list, "pos": int, "than": int}, "lex_greater": {"best": list}}
 INTEGER_LISTS = ("prefix", "best")
 RECENT_POSITIONS = 5  # closed positions the time per position is averaged over

@@ -12,6 +12,7 @@ from smtpuzzles.formula import Term
 from .base import ClaimFails, Outcome, Recorded, stopped
 
 KIND = "satisfy"
+MODES = ("solve", "unique", "count")
 CLAIMS = {"block": {"solutions": list}}
 INTEGER_LISTS = ()
 EXTRA = ("unique", "count", "count_complete")
