@@ -105,7 +105,7 @@ def _gold(drawing: Drawing, gold: list, taken: set, size: float) -> None:
 
 def _start(drawing: Drawing, at: tuple[float, float], size: float) -> None:
     x, y = at
-    half = size * 0.42
+    half = max(size * 0.42, 5)  # findable on a map of small cells
     drawing.rect(x - half, y - half, 2 * half, 2 * half, fill=ROGUE_GREEN, class_="start")
     if size >= 12:
         drawing.text(x, y + size * 0.25, "@", font_size=size * 0.7, font_family=MONO, font_weight="bold",
@@ -115,10 +115,10 @@ def _start(drawing: Drawing, at: tuple[float, float], size: float) -> None:
 def _end(drawing: Drawing, at: tuple[float, float], size: float) -> None:
     """A hollow diamond round the cell the walk ends on (often a gold cell, which stays visible)."""
     x, y = at
-    reach = size * 0.62
+    reach = max(size * 0.62, 8)
     points = [(x, y - reach), (x + reach, y), (x, y + reach), (x - reach, y)]
     drawing.element("polygon", points=" ".join(f"{number(a)},{number(b)}" for a, b in points), fill="none",
-                    stroke=ROGUE_GREEN, stroke_width=max(0.6, size * 0.1), class_="end")
+                    stroke=ROGUE_GREEN, stroke_width=max(1.5, size * 0.1), class_="end")
 
 
 def _legend(size: float, solved: bool, taken: int, left: int, steps: int) -> list:
