@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from smtpuzzles.drawing import titled
+from smtpuzzles.statuses import RESUMABLE
 
 STATUS_WORDS = {
     "optimal": "optimal (proved best)",
@@ -23,7 +24,6 @@ STATUS_WORDS = {
     "running": "still going",
     "failed": "failed",
 }
-UNFINISHED = ("unknown", "interrupted", "running")
 LONGEST_VALUE = 48  # a longer value (81 digits, a grid of rows) is in the drawing, not the caption
 
 
@@ -44,7 +44,7 @@ def caption(status: str, value, extra: dict, drawn: bool) -> list[str]:
         lines.append(f"solutions: {extra['count']}{'' if extra.get('count_complete', True) else ' (limit reached)'}")
     if not drawn:
         lines.append("no solution: the instance alone is drawn")
-    elif status in UNFINISHED:
+    elif status in RESUMABLE:
         lines.append("drawn: the best solution found so far")
     return lines
 
@@ -73,7 +73,7 @@ def show_drawing(run_dir: Path) -> str | None:
     """`show --svg`: the run folder read again through the checked reader, its solution drawn only
     when it passes the referee (a folder is anyone's data), else the instance alone."""
     from smtpuzzles.live import read_live
-    from smtpuzzles.run import Rules, recorded_instance
+    from smtpuzzles.readback import Rules, recorded_instance
 
     folder = read_live(run_dir).folder
     run = folder.run
