@@ -26,7 +26,7 @@ from test_plugin_example import BOARDS as KINGS_BOARDS
 from test_plugin_example import plugin  # noqa: F401 - the fixture, used by name below
 
 SVG = "{http://www.w3.org/2000/svg}"
-EXAMPLES = Path(__file__).resolve().parents[1] / "scripts" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 HOSTILE = "<script>alert(1)</script> & ]]> \x1b[31m\x07\u202e\x00 end"
 
 
