@@ -9,7 +9,8 @@
 Every answer has passed the puzzle's referee and every claim rests on its recorded ledger, exactly
 as on the command line. A solve keeps its run folder in a temporary directory unless `out` names a
 folder; `Result.save(folder)` keeps it for good. Both objects draw themselves in rich and in a
-notebook.
+notebook: a Result as the puzzle's SVG drawing where the puzzle has one (`_repr_svg_`), else as
+rich's picture in HTML.
 """
 
 from __future__ import annotations
@@ -174,7 +175,22 @@ class Result:
             return head
         return Group(head, self._module.render(self._instance, self.solution, None))
 
-    def _repr_html_(self) -> str:
+    def _repr_svg_(self) -> str | None:
+        """The puzzle's drawing of the answer (or of the instance, with the status, when there is none);
+        None for a puzzle without a `draw` hook."""
+        from smtpuzzles import pictures
+
+        if self._module is None:
+            return None
+        extra = {"unique": self.unique, "count": self.count}
+        return pictures.drawing(self._module, self._instance, self.solution, pictures.headings(self._module, self._instance),
+                                pictures.caption(self.status, self.value, extra, self.solution is not None))
+
+    def _repr_html_(self) -> str | None:
+        # A notebook shows HTML before SVG when both are offered: a puzzle that draws itself offers
+        # the drawing alone (its caption holds the status and value), the others rich's picture.
+        if self._module is not None and self._module.draw is not None and self._repr_svg_() is not None:
+            return None
         return _html(self)
 
 

@@ -26,7 +26,7 @@ from smtpuzzles.inputs import (RUNS, check_new_file, check_writable_folder, is_u
                                 split_after_argument, time_limit_argument, whole_number_argument)
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
-from smtpuzzles.render import pipe_console, print_all, save_svg, status_text, summary_panel
+from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--no-guide", action="store_true",
                        help="ignore the encoding's quick heuristic answer where it has one; the solver searches "
                             "unaided")
-    solve.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file (its folder must exist)")
+    solve.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file "
+                       "(a puzzle without a drawing: the terminal's picture; its folder must exist)")
     solve.add_argument("--cubes", type=int, choices=(1, 2), default=0, metavar="DEPTH",
                        help="split a check the solver does not settle within --split-after seconds into the "
                             "puzzle's cubes (1 or 2 branching levels), each its own step; the audit checks "
@@ -164,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "best value so far, checks per minute, the slowest checks and a rough "
                                       "estimate of what remains. Reads without taking the writer's lock.")
     show.add_argument("run_dir", metavar="RUN_DIR")
-    show.add_argument("--svg", metavar="FILE", help="also save the picture as an SVG file")
+    show.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file")
     show.add_argument("--follow", action="store_true",
                       help="read the folder again every few seconds until the run is sealed (Ctrl-C stops)")
 
@@ -437,8 +438,10 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
             print_all(pipe_console(), shown)
     except BrokenPipeError:  # `--json | head`: the run is recorded; the reader just stopped reading
         quiet_stdout()
-    if args.svg:
-        save_svg(shown, args.svg, title=f"smtpuzzles {module.NAME}")
+    if args.svg:  # the puzzle's own drawing; the terminal picture for a puzzle without `draw`
+        from smtpuzzles import pictures
+
+        pictures.save(args.svg, pictures.solve_drawing(module, instance, payload), shown, f"smtpuzzles {module.NAME}")
     return 1 if certify_failed else EXIT.get(outcome.status, 1)
 
 
@@ -571,8 +574,14 @@ def cmd_show(args) -> int:
         follow_show(Path(args.run_dir), Console())
     console = Console(record=bool(args.svg))  # the SVG holds the final picture, not the frames before it
     print_all(console, show_pictures(Path(args.run_dir))[2])
-    if args.svg:
-        console.save_svg(args.svg, title=f"smtpuzzles {escaped(Path(args.run_dir).name)}")
+    if args.svg:  # the puzzle's own drawing; for a puzzle without `draw`, the terminal's picture as rich records it
+        from smtpuzzles import pictures
+
+        drawn = pictures.show_drawing(Path(args.run_dir))
+        if drawn is None:
+            console.save_svg(args.svg, title=f"smtpuzzles {escaped(Path(args.run_dir).name)}")
+        else:
+            pictures.write(args.svg, drawn)
     return 0
 
 

@@ -62,6 +62,12 @@ Optional (default in brackets):
                                             `value`) to it; the contract test runs it on every
                                             example, a plug-in's tests on boards they generate
                                             [absent: not checked]
+  draw(instance, solution) -> str           the board as a whole SVG document (smtpuzzles.drawing:
+                                            svg namespace, viewBox, generic fonts, nothing fetched),
+                                            the solution drawn on it, or the instance alone when
+                                            `solution` is None; `--svg` and a notebook show it under
+                                            the title and the run's status [absent: `--svg` saves
+                                            rich's recording of the terminal picture]
 """
 
 from __future__ import annotations
@@ -179,7 +185,7 @@ REQUIRED = {
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
-    "certify": 2, "convert": 2, "reference": 2, "brute_force": 2,
+    "certify": 2, "convert": 2, "reference": 2, "brute_force": 2, "draw": 2,
 }
 
 
@@ -287,6 +293,7 @@ class Puzzle:
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
         self.reference: Callable[[Any, dict], str | None] | None = getattr(source, "reference", None)
         self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)
+        self.draw: Callable[[Any, dict | None], str] | None = getattr(source, "draw", None)
         self.CONVERTS: str | None = getattr(source, "CONVERTS", None)
 
     def __repr__(self) -> str:

@@ -86,8 +86,8 @@ def test_results_draw_themselves_in_rich_and_in_a_notebook():
     shown = console.export_text()
     assert shown.startswith("kingtour optimal") and result.value in shown.replace(" ", "") and "King's tour" in shown
     assert max(len(line) for line in shown.splitlines()) <= 80
-    html = result._repr_html_()
-    assert html.startswith("<pre") and "optimal" in html and "<script" not in html  # a fragment, for a notebook
+    svg = result._repr_svg_()  # the puzzle's drawing (tests/test_svg.py); no HTML, which a notebook would prefer
+    assert svg.startswith("<svg") and "optimal" in svg and "<script" not in svg and result._repr_html_() is None
     report = smtpuzzles.audit(result.run_dir)
     console.print(report)
     assert "audit consistent" in console.export_text() and "<pre" in report._repr_html_()

@@ -464,6 +464,13 @@ def render(board: Board, solution: dict, proved: int | None = None):
     return Group(boards, progress(digits, proved), Text(digits_text(digits), no_wrap=True, overflow="ignore"))
 
 
+def draw(board: Board, solution: dict | None) -> str:
+    """The board as an SVG document, the tour on its digits (smtpuzzles.puzzles.drawings.kingtour)."""
+    from smtpuzzles.puzzles.drawings import kingtour as drawing
+
+    return drawing.draw(board, solution)
+
+
 def progress(digits: Sequence[int], proved: int | None):
     """The number read along the tour, in groups of a board row's length under a heading line (81
     digits do not fit one 80-column line); the proved prefix bright, the rest dim. The live display

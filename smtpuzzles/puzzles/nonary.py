@@ -904,6 +904,13 @@ def render(game: Game, solution: dict, proved=None):
     return table
 
 
+def draw(game: Game, solution: dict | None) -> str:
+    """The plan as an SVG document, a table of moves (smtpuzzles.puzzles.drawings.nonary)."""
+    from smtpuzzles.puzzles.drawings import nonary as drawing
+
+    return drawing.draw(game, solution)
+
+
 def _table_width(table) -> int:
     from smtpuzzles.render import content_width
 

@@ -628,5 +628,12 @@ def render(dungeon: Dungeon, solution: dict, proved=None):
     return out
 
 
+def draw(dungeon: Dungeon, solution: dict | None) -> str:
+    """The map as an SVG document, the walk and the gold on it (smtpuzzles.puzzles.drawings.rogue)."""
+    from smtpuzzles.puzzles.drawings import rogue as drawing
+
+    return drawing.draw(dungeon, solution)
+
+
 def describe(dungeon: Dungeon) -> str:
     return f"{dungeon.width}x{dungeon.height}, {len(dungeon.gold)} gold"

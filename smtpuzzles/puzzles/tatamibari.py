@@ -391,6 +391,13 @@ def render(board: Board, solution: dict, proved=None):
     return out
 
 
+def draw(board: Board, solution: dict | None) -> str:
+    """The board as an SVG document, each region a rectangle (smtpuzzles.puzzles.drawings.tatamibari)."""
+    from smtpuzzles.puzzles.drawings import tatamibari as drawing
+
+    return drawing.draw(board, solution)
+
+
 # Box-drawing joint from which borders meet there: (up, down, left, right).
 JOINTS = {
     (False, False, False, False): " ", (True, True, False, False): "│", (False, False, True, True): "─",
