@@ -329,7 +329,7 @@ def test_the_independent_search_gives_up_by_work_done_too(monkeypatch):
     graph = nonary.explore(game, 10**6)
     best = graph.plan(max(range(len(graph.standing)), key=graph.escaped))
     assert nonary.certify(game, best)[0]
-    monkeypatch.setattr(nonary, "WORK_PER_POSITION", 0.01)  # 1,000 groups in all
+    monkeypatch.setattr(nonary.certificate, "WORK_PER_POSITION", 0.01)  # 1,000 groups in all
     assert nonary.certify(game, best) is None
 
 
@@ -378,7 +378,7 @@ def test_a_long_plan_the_solver_missed_is_found_and_proves_nine(tmp_path):
 def test_a_check_settled_under_the_quick_plan_never_starts_the_all_out_search(tmp_path, monkeypatch):
     """Optimum 4 (the seed's second case, on chains): "at least 5" is refuted at once, so the
     search for a second guess, which would cost seconds on a large map, is never made."""
-    monkeypatch.setattr(nonary, "all_out_plan", lambda *a, **k: pytest.fail("searched"))
+    monkeypatch.setattr(nonary.plans, "all_out_plan", lambda *a, **k: pytest.fail("searched"))
     doors = [[8, 0, 1], [9, 1, -1]]
     outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path,
                               encoding="chains", time_limit=60)

@@ -1,0 +1,139 @@
+"""The Nonary Game: how many of the nine players can escape.
+
+Players 1..9 start in room 0. Each door [number, from, to] is one-way and can be passed once, by one
+group of 3 to 5 players standing in its room whose numbers sum to the door's number modulo 9. Doors
+numbered 9 lead to the exit (-1) and no other door does; whoever passes a 9 escapes.
+
+This package is the puzzle's contract: the game and its referee (game.py), two encodings (chains.py,
+positions.py), the plans that steer the solver (plans.py) and the solver-free certificate the audit
+checks (certificate.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from smtpuzzles.contract import InlineKey, examples_in
+from smtpuzzles.errors import InputError
+from smtpuzzles.objective import Encoding
+from smtpuzzles.puzzles import BUNDLED
+
+from .certificate import WORK_PER_POSITION, certify  # noqa: F401 - the contract's hook and its budget
+from .chains import CHAINS_VERSION, encode_chains  # noqa: F401
+from .game import (EXIT, GROUPS, LIMITS, PLAYERS, START, Game, canonical, escape_sets, from_canonical,  # noqa: F401
+                   from_doors, load, referee, replay, room_components, value)
+from .plans import all_out_plan, quick_plan  # noqa: F401
+from .positions import POSITIONS_VERSION, encode_positions, explore  # noqa: F401
+
+NAME = "nonary"
+SUMMARY = "how many of nine players can escape a map of one-way numbered doors"
+INLINE = (InlineKey("doors", list, "the door list itself: [[number, from, to], ...]"),)
+# auto: `chains` when the quick plan gets all nine out, else `positions` when the game has at most
+# LIMITS["positions"] positions, else `chains` (measured: the CDCL solver stalls on some small maps
+# whose positions a search lists in a second, and wins by far on the large ones; see
+# encodings/nonary.md).
+ENCODINGS = ("auto", "chains", "positions")
+DEFAULT_ENGINE = "sat"
+MODES = ("optimise",)
+AUTO_VERSION = 1  # raised with any change to the choice `auto` makes
+
+
+def examples():
+    """The seed's maps and more, in smtpuzzles/examples/nonary/ (package data), in the chains
+    encoding: the exports show the rules as clauses (auto would list these small maps' positions
+    instead)."""
+    return examples_in(BUNDLED / NAME, load, "chains")
+
+
+def encode(game: Game, encoding: str = "auto") -> Encoding:
+    """`chains` (smtpuzzles.puzzles.nonary.chains), `positions` (.positions), or `auto`: chains when
+    the quick plan gets all nine out (nothing is left to refute), else positions for a game with at
+    most LIMITS["positions"] of them, else chains. The choice depends on the game alone (the quick
+    plan is seeded), so the audit makes the same one."""
+    if encoding == "auto":
+        plan = quick_plan(game)
+        if value(game, plan) == len(PLAYERS):  # all out: nothing to refute, and chains confirms the plan at once
+            return replace(encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
+        graph = explore(game, LIMITS["positions"])
+        if graph is not None:
+            return encode_positions(game, graph, encoding, AUTO_VERSION)
+        return replace(encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
+    if encoding == "positions":
+        graph = explore(game, LIMITS["positions"])
+        if graph is None:
+            raise InputError(f"over {LIMITS['positions']:,} positions or {LIMITS['moves'] / 1e6:g}M moves; use chains",
+                             "--encoding")
+        return encode_positions(game, graph, encoding, POSITIONS_VERSION)
+    if encoding != "chains":
+        raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
+    return encode_chains(game, lambda: quick_plan(game))
+
+
+def value_json(v) -> int:
+    return v
+
+
+def render(game: Game, solution: dict, proved=None):
+    """The plan, one move a line, and where everyone stands after it. Rooms are listed only where
+    someone stands (at most nine), not one column each, so the table fits 80 columns."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from smtpuzzles.render import WIDTH
+
+    rooms = [START] + sorted({d[2] for d in game.doors} - {START, EXIT}, key=str) + [EXIT]
+    table = Table(title=f"escape plan: {value(game, solution)} of 9 escape", show_lines=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column(Text("door [number] from→to"), overflow="fold")  # Text: no rich markup in labels
+    table.add_column("group = sum", overflow="fold")
+    table.add_column("room: players after the move", overflow="fold")
+
+    def standing(where: dict) -> Text:
+        out = Text()
+        for room in rooms:
+            players = "".join(str(p) for p in PLAYERS if where[p] == room)
+            if players:
+                if out:
+                    out.append("  ")
+                out.append(f"{'exit' if room == EXIT else room}: {players}", style="bold green" if room == EXIT else "")
+        return out
+
+    table.add_row("", "start", "", standing({p: START for p in PLAYERS}), style="dim")
+    moves = solution["moves"]
+    for i, where in replay(game, solution):
+        d = moves[i]["door"]
+        number, origin, target = game.doors[d]
+        group = "+".join(map(str, moves[i]["players"]))
+        table.add_row(str(i + 1), Text(f"#{d} [{number}] {origin}→{'exit' if target == EXIT else target}"),
+                      f"{group} = {sum(moves[i]['players'])}", standing(where))
+    if len(moves) == 0:
+        table.caption = "nobody can pass a door"
+    table.width = min(WIDTH, _table_width(table))
+    return table
+
+
+def draw(game: Game, solution: dict | None) -> str:
+    """The plan as an SVG document, a table of moves (smtpuzzles.puzzles.drawings.nonary)."""
+    from smtpuzzles.puzzles.drawings import nonary as drawing
+
+    return drawing.draw(game, solution)
+
+
+def _table_width(table) -> int:
+    from smtpuzzles.render import content_width
+
+    table.width = None
+    return content_width(table)
+
+
+def describe(game: Game) -> str:
+    rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
+    return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"
+
+
+def reference(instance, claim: dict) -> str:
+    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.nonary), which
+    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    from smtpuzzles.puzzles.rules import nonary as rules
+
+    return rules.reference(instance, claim).dimacs()

@@ -1,0 +1,174 @@
+"""The `positions` encoding: every position of the game (who stands where, which doors are spent)
+listed by a search under the rules, and the listing itself written as clauses, so the solver only
+propagates. Also the search's pieces the all-out plan reuses (numbered rooms, the moves from a
+position)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, lit
+from smtpuzzles.objective import Encoding, IntMax
+
+from .game import EXIT, GROUPS, LIMITS, PLAYERS, START, Game
+
+POSITIONS_VERSION = 1  # raised with any change to the formula
+
+
+@cache
+def groups_within() -> dict[int, list[list[int]]]:
+    """For each residue and each set of players standing in a room (9 bits), the groups among them
+    that may pass a door of that residue, as bits: `explore` looks them up instead of testing all 37
+    or so (made once, on first use: 40 ms)."""
+    bits = {r: [sum(1 << (p - 1) for p in g) for g in groups] for r, groups in GROUPS.items()}
+    return {r: [[g for g in options if g & present == g] for present in range(1 << len(PLAYERS))]
+            for r, options in bits.items()}
+
+
+@dataclass(frozen=True)
+class Positions:
+    """The game's positions as a graph: every position (who stands where, which doors are spent)
+    reachable from the start, numbered in the order a depth-first search first meets them (0 the
+    start), the move that first led to each, and every legal move between them."""
+
+    labels: tuple  # room labels by number: 0 the start, then the others; the exit is number len(labels)
+    standing: list[tuple[int, ...]]  # per position and room number, the players there (bit p - 1 for p)
+    parent: list[tuple[int, int, int] | None]  # (position, door, group bits) of the first move here
+    moves: list[tuple[int, int]]  # (from, to) for every legal move
+
+    def escaped(self, i: int) -> int:
+        return bin(self.standing[i][-1]).count("1")
+
+    def plan(self, i: int) -> dict:
+        """The moves that first led from the start to position i, as a solution."""
+        return _walked_back(self.parent, i)
+
+
+def _walked_back(parent, position) -> dict:
+    """The plan that led to `position`, read back through `parent` (a position -> (the one before,
+    door, group bits), None at the start), as a solution."""
+    moves = []
+    while parent[position] is not None:
+        position, door, group = parent[position]
+        moves.append({"door": door, "players": [p for p in PLAYERS if group >> (p - 1) & 1]})
+    return {"moves": moves[::-1]}
+
+
+def _room_labels(doors) -> list:
+    """The rooms other than the exit, numbered: 0 the start, then the others in a fixed order."""
+    return [START] + sorted({r for _, origin, target in doors for r in (origin, target)} - {START, EXIT}, key=repr)
+
+
+def _numbered(game: Game) -> tuple[list, list, dict]:
+    """Room labels by number (0 the start, the exit number len(labels)), each door as (residue, from,
+    to) in numbers, and for each door the equal door (same number and rooms) it must wait for: equal
+    doors are passed lowest index first, as the chains encoding orders them."""
+    doors = game.doors
+    labels = _room_labels(doors)
+    number_of = {label: i for i, label in enumerate(labels)}
+    number_of[EXIT] = len(labels)
+    exits = [(number % 9, number_of[origin], number_of[target]) for number, origin, target in doors]
+    earlier_equal = {}  # door -> the equal door it must wait for
+    last: dict[tuple, int] = {}
+    for d, door in enumerate(doors):
+        if door in last:
+            earlier_equal[d] = last[door]
+        last[door] = d
+    return labels, exits, earlier_equal
+
+
+def _passes(exits: list, earlier_equal: dict, order) -> list[tuple]:
+    """For `_moves_from`, each door of `order` (its door numbers, in the order moves are to be tried):
+    its bit, the bit of the equal door it waits for (0 for none), the groups that may pass it for
+    each set of players standing at it, its rooms, and its number."""
+    within = groups_within()
+    return [(1 << d, 1 << earlier_equal[d] if d in earlier_equal else 0, within[exits[d][0]], exits[d][1],
+             exits[d][2], d) for d in order]
+
+
+def _moves_from(standing: tuple, used: int, passes: list, arrange=None):
+    """Every legal move from a position (players per room as bits, doors spent as bits): (door,
+    group, the position after). A door is unspent and its equal predecessor spent; through a door
+    back into its own room every group lands alike, so one is tried. `arrange` orders each door's
+    groups (the all-out search's random order)."""
+    for bit, wait_for, within, origin, target, d in passes:
+        if used & bit or used & wait_for != wait_for:
+            continue
+        groups = within[standing[origin]]
+        if origin == target:
+            groups = groups[:1]
+        if arrange is not None:
+            groups = arrange(groups)
+        for group in groups:
+            after = list(standing)
+            after[origin] ^= group
+            after[target] |= group
+            yield d, group, (tuple(after), used | bit)
+
+
+def explore(game: Game, limit: int) -> Positions | None:
+    """Every position reachable from the start under the rules, or None past `limit` positions (or
+    LIMITS["moves"] distinct moves).
+
+    A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
+    the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
+    the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
+    same players escaping, so no escape count is lost."""
+    labels, exits, earlier_equal = _numbered(game)
+    start = tuple([(1 << len(PLAYERS)) - 1] + [0] * len(labels))
+    index = {(start, 0): 0}
+    standing, spent, parent, moves = [start], [0], [None], []
+    stack = [0]
+    passes = _passes(exits, earlier_equal, range(len(exits)))
+    while stack:
+        i = stack.pop()
+        reached: set[int] = set()  # the positions one move from i, each listed once
+        for d, group, key in _moves_from(standing[i], spent[i], passes):
+            j = index.get(key)
+            if j is None:
+                if len(standing) >= limit:
+                    return None
+                j = index[key] = len(standing)
+                standing.append(key[0])
+                spent.append(key[1])
+                parent.append((i, d, group))
+                stack.append(j)
+            if j not in reached:
+                reached.add(j)
+                moves.append((i, j))
+                if len(moves) > LIMITS["moves"]:
+                    return None
+    return Positions(tuple(labels), standing, parent, moves)
+
+
+def encode_positions(game: Game, graph: Positions, name: str, version: int) -> Encoding:
+    """The position graph itself as clauses: `at{i}` for each position, the start reached, and each
+    legal move carrying `at` from its position to the next; `escaped_ge{k}` holds exactly when a
+    reached position has at least k players out.
+
+    Here the search that lists the positions does the work, as a memoised brute force would, and
+    the solver only propagates: the UNSAT step at best + 1 is settled at once. What carries the
+    proof is the listing, which the audit makes again with today's code (the drift check) and
+    which `certify` confirms by an independent search. See encodings/nonary.md."""
+    cnf = CNF()
+    at = [cnf.var(f"at{i}") for i in range(len(graph.standing))]
+    cnf.require(at[0])
+    for i, j in graph.moves:
+        cnf.implies(at[i], [at[j]])
+    for k in range(1, len(PLAYERS) + 1):
+        named = cnf.var(f"escaped_ge{k}")
+        reached = [at[i] for i in range(len(at)) if graph.escaped(i) >= k]
+        cnf.any_of(named, reached)
+
+    def decode(model) -> dict:
+        reached = [i for i in range(len(at)) if model[f"at{i}"]]
+        return graph.plan(max(reached, key=lambda i: (graph.escaped(i), -i)))
+
+    def at_least(k: int):
+        if k <= 0:
+            return TRUE
+        return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
+
+    return Encoding(name, version, Formula.from_cnf(cnf), IntMax(at_least, upper=len(PLAYERS)), decode,
+                    engines=("sat", "z3"), notes={"positions": len(graph.standing), "moves": len(graph.moves)})
