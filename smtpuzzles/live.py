@@ -119,6 +119,11 @@ def where_text(p: Progress) -> str:
     return "before the first answer" if p.best is None else "first answer found"
 
 
+def brief_where(p: Progress) -> str | None:
+    """Where the run is in a few words, as its objective kind says it (None before it can say)."""
+    return known(p.objective).where(p, brief=True) if known(p.objective) else None
+
+
 def estimate_text(p: Progress) -> str:
     if p.remaining is None:
         return f"none yet: {p.remaining_why}" if p.remaining_why else "none: nothing to go on yet"
@@ -159,7 +164,7 @@ def view_lines(p: Progress, this_check: float | None = None) -> list[str]:
 def summary_line(p: Progress) -> str:
     """The progress in one line (under 80 columns for the runs this tool makes); the rate is per
     minute of solver time, as everywhere here."""
-    where = (known(p.objective).where(p, brief=True) if known(p.objective) else None) or where_text(p)
+    where = brief_where(p) or where_text(p)
     slowest = f"; slowest {duration(p.slowest[0][1])}" if p.slowest else ""
     return f"progress: {where}; {p.checks} checks, {per_minute(p.rate_overall)}/min{slowest}"
 

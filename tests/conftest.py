@@ -18,7 +18,7 @@ from smtpuzzles.cli import main
 # puzzle specifications state, and a sample of the published Tatamibari puzzles.
 DATA = Path(__file__).resolve().parent / "data"
 SEED_CASES = json.loads((DATA / "seed_cases.json").read_text(encoding="utf-8"))
-# README, "Exit status": written out here rather than imported, so a wrong table in cli.py shows.
+# README, "Exit status": written out here rather than imported, so a wrong table in the cli package shows.
 EXIT_FOR_STATUS = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
 

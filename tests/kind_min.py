@@ -12,6 +12,8 @@ from smtpuzzles.objectives import ClaimFails, Outcome, Recorded, RefereeRejected
 
 KIND = "min"
 MODES = ("optimise",)
+PROVES_PREFIX = False
+BEST_IS_VALUE = True
 CLAIMS = {"at_most": {"k": int}}
 INTEGER_LISTS = ()
 

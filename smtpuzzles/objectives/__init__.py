@@ -4,6 +4,7 @@ A kind module (lex, count, satisfy here) holds, top to bottom:
 
   KIND: str                      the name runs record ("lex", "max", "satisfy")
   MODES: tuple[str, ...]         the run modes it answers (a puzzle's MODES must be among them)
+  PROVES_PREFIX, BEST_IS_VALUE   how the pictures show progress: a proved prefix, a best value
   the objective's dataclass      what a puzzle's `encode` hands over (its `kind` field is KIND)
   CLAIMS: {op: {field: type}}    the claims its search asks, and their fields
   INTEGER_LISTS: tuple[str]      claim fields that hold lists of integers
@@ -64,6 +65,16 @@ def known(name: str) -> ModuleType | None:
     return KINDS.get(name)
 
 
+def proves_prefix(name: str | None) -> bool:
+    """Whether runs of this kind prove leading positions one by one (False for an unknown name)."""
+    return bool(getattr(KINDS.get(name), "PROVES_PREFIX", False))
+
+
+def best_is_value(name: str | None) -> bool:
+    """Whether a run's best so far is a value of its objective (False for an unknown name)."""
+    return bool(getattr(KINDS.get(name), "BEST_IS_VALUE", False))
+
+
 def kind_of_claim(claim: dict) -> ModuleType | None:
     """The kind whose search asks this claim (None for "first", which every kind asks)."""
     return OPS.get(claim["op"])
@@ -116,6 +127,6 @@ def meets(claim: dict, solution: dict, worth, same: Callable) -> bool:
     return kind.meets(claim, worth, solution, same)
 
 
-__all__ = ["ClaimFails", "KINDS", "Outcome", "Recorded", "RefereeRejected", "SEARCHES", "claim_fields",
-           "claim_terms", "describe", "integer_list_fields", "kind_of", "kind_of_claim", "known", "meets", "register",
-           "stopped", "vector_text"]
+__all__ = ["ClaimFails", "KINDS", "Outcome", "Recorded", "RefereeRejected", "SEARCHES", "best_is_value",
+           "claim_fields", "claim_terms", "describe", "integer_list_fields", "kind_of", "kind_of_claim", "known",
+           "meets", "proves_prefix", "register", "stopped", "vector_text"]

@@ -14,6 +14,8 @@ from .base import ClaimFails, Outcome, Recorded, RefereeRejected, stopped
 
 KIND = "max"
 MODES = ("optimise",)
+PROVES_PREFIX = False
+BEST_IS_VALUE = True
 CLAIMS = {"at_least": {"k": int}}
 INTEGER_LISTS = ()
 

@@ -20,6 +20,8 @@ SEARCHES = ("descend", "leap", "climb")
 # The claims it asks, and their fields: "with `prefix` fixed, position `pos` can exceed `than`", and
 # the closing one, "some vector beats `best`".
 MODES = ("optimise",)  # the run modes this kind answers
+PROVES_PREFIX = True  # a run proves leading positions one by one: the pictures show them bright
+BEST_IS_VALUE = True  # the best so far is a value of the objective, written as the puzzle writes values
 CLAIMS = {"exceed": {"prefix": list, "pos": int, "than": int}, "lex_greater": {"best": list}}
 INTEGER_LISTS = ("prefix", "best")
 RECENT_POSITIONS = 5  # closed positions the time per position is averaged over

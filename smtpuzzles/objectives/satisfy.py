@@ -13,6 +13,8 @@ from .base import ClaimFails, Outcome, Recorded, stopped
 
 KIND = "satisfy"
 MODES = ("solve", "unique", "count")
+PROVES_PREFIX = False
+BEST_IS_VALUE = False  # the first solution's value: nothing climbs
 CLAIMS = {"block": {"solutions": list}}
 INTEGER_LISTS = ()
 EXTRA = ("unique", "count", "count_complete")

@@ -1,0 +1,270 @@
+"""The arguments: one parser, each command's flags in a function of its own, the installed puzzles'
+options added as flags, and the tool's error style (one line naming the argument, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+
+
+from smtpuzzles import __version__, puzzles
+from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
+from smtpuzzles.inputs import RUNS, progress_every_argument, split_after_argument, time_limit_argument, whole_number_argument
+from smtpuzzles.ticker import EVERY
+
+
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that shows each option's default where it has a real one (not None or False)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text \
+                and "default:" not in text and (action.option_strings or action.nargs == "?"):
+            text += " (default: %(default)s)"
+        return text
+
+    def _fill_text(self, text, width, indent):
+        """Text laid out in lines already (the list of puzzles) is kept as it is."""
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the tool's error style: one line naming the argument, exit 2; a mistyped flag
+    also shows the subcommand's usage and the nearest valid flag."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, "Parser"] = {}
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            target = self.commands.get(getattr(namespace, "command", None) or "", self)
+            target.unrecognized(extras)
+        return namespace
+
+    def unrecognized(self, extras: list[str]) -> None:
+        word = extras[0]
+        flags = [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
+        near = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.5) if word.startswith("-") else []
+        hint = f"; did you mean {near[0]}?" if near else f"; see {self.prog} --help"
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: unrecognized argument {word!r}{hint}\n")
+
+    def error(self, message: str):
+        if "invalid choice" in message:  # argparse 3.11 lists the choices but does not guess
+            bad = message.split("invalid choice: ", 1)[-1].split(" (", 1)[0].strip("'")
+            choices = [c for action in self._actions for c in (action.choices or ())]
+            near = difflib.get_close_matches(bad, [str(c) for c in choices], n=1, cutoff=0.5)
+            if near:
+                message += f"; did you mean {near[0]}?"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="smtpuzzles", description="Optimal puzzle solving on SMT, with proofs you can re-check.")
+    parser.add_argument("--version", action="version", version=f"smtpuzzles {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do (each has its own --help)")
+    _solve_command(sub)
+    _audit_command(sub)
+    _certify_command(sub)
+    _show_command(sub)
+    _export_command(sub)
+    _examples_command(sub)
+    _convert_command(sub)
+    _results_command(sub)
+    _batch_command(sub)
+    parser.commands = dict(sub.choices)
+    return parser
+
+
+def _solve_command(sub) -> None:
+    solve = sub.add_parser("solve", help="solve a puzzle and record the run", description="Solve a puzzle optimally and "
+                           "record every solver check in a run folder. Exit 0 an answer, 2 bad input, 3 a time limit "
+                           "ran out (unknown), 130 interrupted.", epilog=puzzle_list())
+    solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.names()))
+    solve.add_argument("input", nargs="?", metavar="INPUT",
+                       help="input file or - for stdin; a URL where the puzzle reads one (see below)")
+    solve.add_argument("--out", default=RUNS, metavar="DIR", help="folder for run ledgers")
+    solve.add_argument("--json", action="store_true", help="print one JSON object instead of the picture")
+    progress_flag(solve)
+    solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                       help="seconds allowed per solver check, a finite positive number (default: no limit)")
+    solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
+    solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
+    solve.add_argument("--encoding", metavar="NAME",
+                       help="encoding variant (default: the puzzle's first; see below)")
+    # The engine parameter `guide` (also a job's params): any encoding may offer a guess.
+    solve.add_argument("--no-guide", action="store_true",
+                       help="ignore the encoding's quick heuristic answer where it has one; the solver searches "
+                            "unaided")
+    solve.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file "
+                       "(a puzzle without a drawing: the terminal's picture; its folder must exist)")
+    solve.add_argument("--cubes", type=int, choices=(1, 2), default=0, metavar="DEPTH",
+                       help="split a check the solver does not settle within --split-after seconds into the "
+                            "puzzle's cubes (1 or 2 branching levels), each its own step; the audit checks "
+                            "that they cover every case (allowed on --resume: a long run can move to a "
+                            "cluster)")
+    solve.add_argument("--scheduler", metavar="ADDRESS",
+                       help="solve the cubes side by side on a Dask cluster (tcp://HOST:PORT)")
+    solve.add_argument("--split-after", type=split_after_argument, default=5.0, metavar="S",
+                       help="with --cubes, seconds a whole check may take before it is split (0: split every "
+                            "check)")
+    solve.add_argument("--certify", action="store_true",
+                       help="store a checked clausal (LRAT) proof of the closing UNSAT claim in the run "
+                            "folder (Boolean encodings; see 'smtpuzzles certify')")
+    # Modes, for every puzzle whose MODES has them (checked once the puzzle is known).
+    solve.add_argument("--unique", action="store_true",
+                       help=f"prove the solution unique or show a second ({having_mode('unique')})")
+    solve.add_argument("--count", nargs="?", type=whole_number_argument(0), const=0, metavar="LIMIT",
+                       help=f"count solutions, up to LIMIT if given, 0 or none: all ({having_mode('count')})")
+    add_puzzle_options(solve)
+
+
+def _audit_command(sub) -> None:
+    audit = sub.add_parser("audit", help="re-check run folders without trusting them",
+                           description="Re-check run folders without trusting anything in them: the claim "
+                                       "to refute is derived from the instance and the claimed value, and "
+                                       "re-solved queries are built by today's encoder. Exit 0 clean, 1 a "
+                                       "claim fails, 2 an unreadable folder, 3 a re-solve undecided, 4 a "
+                                       "solver not installed.")
+    audit.add_argument("run_dir", nargs="+", metavar="RUN_DIR", help="run folders to audit (one or more)")
+    audit.add_argument("--resolve", nargs="?", const="certificate", choices=("certificate", "all"),
+                       help="also re-solve the derived refutation (certificate, the default) or every "
+                            "recorded UNSAT step (all) with z3 and cvc5, each in a fresh process")
+    audit.add_argument("--solver", choices=("z3", "cvc5"), action="append",
+                       help="re-solve with this solver only (repeat for both; default: z3 and cvc5)")
+    audit.add_argument("--jobs", type=int, default=2, help="parallel re-solving processes (default: 2)")
+    audit.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                       help="seconds allowed for each re-solve (default: none)")
+    audit.add_argument("--proof", nargs="?", const="certificate", choices=("certificate", "all"),
+                       help="check the folder's stored proof of the derived claim against the query today's "
+                            "encoder builds, or, with none stored, make one with a proof-logging SAT solver "
+                            "and check it; with all, also prove every recorded UNSAT step (Boolean encodings)")
+    audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
+    audit.add_argument("--json", action="store_true", help="print the report as JSON")
+    progress_flag(audit)
+
+
+def _certify_command(sub) -> None:
+    certify = sub.add_parser("certify", help="add a checked proof to a finished run",
+                             description="Refute the run's closing UNSAT claim again with a proof-logging SAT "
+                                         "solver, check the proof, and store it in the folder as LRAT with the "
+                                         "query as DIMACS (both gzip). Exit 0 stored, 1 no proof, 2 bad input.")
+    certify.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
+    certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                         help="seconds allowed for the proof-logging solver (default: none)")
+
+
+def _show_command(sub) -> None:
+    show = sub.add_parser("show", help="render a recorded run, or where a running one stands",
+                          description="Render a run folder. A run still going (or stopped part-way) shows "
+                                      "where it stands: the position being decided, the proved prefix, the "
+                                      "best value so far, checks per minute, the slowest checks and a rough "
+                                      "estimate of what remains. Reads without taking the writer's lock.")
+    show.add_argument("run_dir", metavar="RUN_DIR")
+    show.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file")
+    show.add_argument("--follow", action="store_true",
+                      help="read the folder again every few seconds until the run is sealed (Ctrl-C stops)")
+
+
+def _export_command(sub) -> None:
+    export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
+    export.add_argument("--out", default="encodings", metavar="DIR", help="folder to write the .smt2 files into")
+    export.add_argument("--puzzle", action="append", metavar="NAME",
+                        help="only this puzzle's examples (repeat for more; default: every puzzle's)")
+
+
+def _examples_command(sub) -> None:
+    examples = sub.add_parser("examples", help="write the bundled example inputs and the model job file",
+                              description="Write every bundled example input (each puzzle's seed cases, with "
+                                          "their expected answers in expected.json) and the model job file, "
+                                          f"{JOB_FILE}, into a folder; then run them with `smtpuzzles batch "
+                                          f"DIR/{JOB_FILE}`. A file already there with other content is never "
+                                          "overwritten.")
+    examples.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder to write them into")
+
+
+def _convert_command(sub) -> None:
+    converters = [f"{p.NAME}: {p.CONVERTS}" for p in puzzles.all_puzzles() if p.convert]
+    convert = sub.add_parser("convert", help="an input from one form to another (" + "; ".join(converters or ["none"]) + ")")
+    convert.add_argument("input", metavar="INPUT", help="an input file, - for stdin, or a URL")
+    convert.add_argument("--puzzle", metavar="NAME",
+                         help="whose conversion (needed only when more than one puzzle converts)")
+
+
+def _results_command(sub) -> None:
+    results = sub.add_parser("results", help="a table of every run under a folder")
+    results.add_argument("dir", nargs="?", default=RUNS, help=f"a folder of runs (default {RUNS}; results holds the "
+                         "published records)")
+    results.add_argument("--audit", action="store_true", help="audit each run too (as `smtpuzzles audit` does)")
+    results.add_argument("--no-audit", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
+    results.add_argument("--json", action="store_true")
+    progress_flag(results)
+
+
+def _batch_command(sub) -> None:
+    batch = sub.add_parser("batch", help="run a TOML job file")
+    batch.add_argument("jobs_file", metavar="JOBS.toml",
+                       help=f"the job file (`smtpuzzles examples` writes a model: {DEFAULT_OUT}/{JOB_FILE})")
+    batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
+    batch.add_argument("--out", metavar="DIR", help=f"output folder (default: the job file's, else {RUNS})")
+    progress_flag(batch)
+
+
+def progress_flag(parser) -> None:
+    parser.add_argument("--progress-every", type=progress_every_argument, default=EVERY, metavar="S",
+                        help=f"off a terminal, a progress line every S seconds (default {EVERY:g}; 0: none)")
+
+
+def puzzle_options_by_name() -> dict[str, list]:
+    """Every registered puzzle's options by name: [(puzzle, Option), ...] (the registry has made sure
+    that puzzles sharing a name agree on its type)."""
+    found: dict[str, list] = {}
+    for puzzle in puzzles.all_puzzles():
+        for option in puzzle.OPTIONS:
+            found.setdefault(option.name, []).append((puzzle, option))
+    return found
+
+
+def add_puzzle_options(solve: argparse.ArgumentParser) -> None:
+    """One flag per option name, whichever puzzles declare it; help says whose it is."""
+    for name, owners in puzzle_options_by_name().items():
+        option = owners[0][1]
+        helps = "; ".join(f"{puzzle.NAME}: {o.help}" for puzzle, o in owners)
+        if option.type is bool:
+            solve.add_argument(option.flag, dest=name, action="store_true", default=None, help=helps)
+        else:
+            convert = whole_number_argument(option.minimum if option.minimum is not None else -(2**63)) \
+                if option.type is int else str
+            solve.add_argument(option.flag, dest=name, type=convert, metavar=option.metavar or name.upper(), help=helps)
+
+
+def having_mode(mode: str) -> str:
+    return ", ".join(p.NAME for p in puzzles.all_puzzles() if mode in p.MODES) or "no puzzle installed"
+
+
+def puzzle_list() -> str:
+    """The puzzles for `solve --help`: what each asks, its options, its encodings; within 80 columns."""
+    import textwrap
+
+    lines = ["puzzles:"]
+    for puzzle in puzzles.all_puzzles():
+        about = [puzzle.SUMMARY]
+        inputs = "INPUT optional" if not puzzle.INPUT_REQUIRED else ("INPUT or a URL" if puzzle.ACCEPTS_URLS else "")
+        flags = ", ".join(o.flag for o in puzzle.OPTIONS)
+        detail = "; ".join(x for x in (inputs, flags, "encodings " + ", ".join(puzzle.ENCODINGS)
+                                                                   if len(puzzle.ENCODINGS) > 1 else "") if x)
+        if detail:
+            about.append(f"({detail})")
+        wrapped = textwrap.wrap(" ".join(about), 64)
+        lines.append(f"  {puzzle.NAME:<12}{wrapped[0]}" if len(puzzle.NAME) < 12 else f"  {puzzle.NAME}")
+        lines += [" " * 14 + line for line in wrapped[(1 if len(puzzle.NAME) < 12 else 0):]]
+    for name, why in puzzles.registry().failed.items():
+        lines += [" " * 2 + line for line in textwrap.wrap(f"{name}: left out, {why}", 76)]
+    return "\n".join(lines) + "\n"

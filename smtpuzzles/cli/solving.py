@@ -1,0 +1,277 @@
+"""`solve` and `certify`: reading the request, the run with its live view or plain progress lines,
+the answer and its pictures, and the proofs."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.text import Text
+
+from smtpuzzles import puzzles, request
+from smtpuzzles.errors import InputError
+from smtpuzzles.live import brief_where
+from smtpuzzles.objectives import proves_prefix
+from smtpuzzles.inputs import check_new_file, check_writable_folder, is_url, read_input
+from smtpuzzles.shown import escaped
+from smtpuzzles.ticker import Ticker
+from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
+from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
+from smtpuzzles.cli.parser import puzzle_options_by_name
+
+
+def puzzle_options(module, args) -> tuple[dict, str | None]:
+    """(the options `module.load` gets, the input path): each of the puzzle's options as given or its
+    default, a file option read as the input; an option of another puzzle is refused."""
+    options, input_path = {}, args.input
+    for name, owners in puzzle_options_by_name().items():
+        given = getattr(args, name, None)
+        option = module.option(name)
+        if option is None:
+            if given not in (None, False):
+                whose = ", ".join(puzzle.NAME for puzzle, _ in owners)
+                raise InputError(f"{module.NAME} takes no such option ({whose} does)", owners[0][1].flag)
+            continue
+        if option.input_file:
+            if given is not None:
+                if args.input:
+                    raise InputError(f"give the {name} once: as INPUT or with {option.flag}", option.flag)
+                input_path = given
+            continue
+        options[name] = option.default if given is None else option.check(given, option.flag)
+    return options, input_path
+
+
+def resume_fixes() -> list[tuple[str, str]]:
+    """(argument, as the user wrote it) for everything a resumed run keeps from its start."""
+    return [("input", "INPUT"), *((name, owners[0][1].flag) for name, owners in puzzle_options_by_name().items()),
+            ("unique", "--unique"), ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"),
+            ("no_guide", "--no-guide")]
+
+
+def check_resume(args) -> None:
+    """A resumed run keeps its recorded puzzle, instance and options: refuse any that would be ignored."""
+    from smtpuzzles.runfolder import read_run_json
+
+    run = read_run_json(Path(args.resume))  # the checked reader: caps, no symlinks, a schema
+    recorded = run["puzzle"]
+    if recorded != args.puzzle:
+        raise InputError(f"this is a {recorded} run, not {args.puzzle}: resume it with "
+                         f"'smtpuzzles solve {recorded} --resume'", args.resume)
+    for attribute, flag in resume_fixes():
+        if getattr(args, attribute, None) not in (None, False):
+            raise InputError("a resumed run keeps the instance and options it was started with; leave it out", flag)
+
+
+def cmd_solve(args) -> int:
+
+    module = puzzles.get(args.puzzle)  # an unknown name is refused before anything else
+    if args.svg:
+        check_new_file(args.svg, "--svg")  # before solving, not after minutes of it
+    err = Console(stderr=True)
+    progress = ProgressView(module)
+    live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
+    # Off a terminal (a log, nohup, a pipe), a plain line every --progress-every seconds instead.
+    ticker = Ticker(progress.plain_line, 0 if err.is_terminal else args.progress_every)
+    with ticker:
+        outcome, ledger, module, instance = solve_or_resume(args, module, progress, live)
+    return finish_solve(args, module, instance, outcome, ledger, err)
+
+
+def solve_or_resume(args, module, progress, live):
+    from smtpuzzles import run as runner
+
+    if args.resume:
+        check_resume(args)
+        if live:
+            live.start()
+        try:
+            outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, scheduler=args.scheduler,
+                                            split_after=args.split_after, cubes=args.cubes or None,
+                                            on_step=progress.step, on_solution=progress.solution)
+        finally:
+            if live:
+                live.stop()
+        module = puzzles.get(ledger.run["puzzle"])
+        instance = module.from_canonical(ledger.run["instance"])
+    else:
+        options, input_path = puzzle_options(module, args)
+        if is_url(input_path) and not module.ACCEPTS_URLS:
+            raise InputError(f"{module.NAME} reads a file or stdin, not a URL", "INPUT")
+        check_writable_folder(args.out, "--out")
+        text, source = read_input(input_path)
+        instance = module.load(text, source, options)
+        mode, limit = request.mode_and_limit(module, args.unique, args.count, lambda key: f"--{key}")
+        request.check_split(module, args.encoding, args.cubes, "--cubes")
+        if live:
+            live.start()
+        try:
+            outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
+                                           encoding=args.encoding, time_limit=args.time_limit, mode=mode,
+                                           limit=limit, on_step=progress.step, on_solution=progress.solution,
+                                           params={"guide": False} if args.no_guide else None, cubes=args.cubes,
+                                           scheduler=args.scheduler, split_after=args.split_after)
+        finally:
+            if live:
+                live.stop()
+    return outcome, ledger, module, instance
+
+
+def finish_solve(args, module, instance, outcome, ledger, err) -> int:
+    """After the run is sealed: the proofs when asked (--certify), then the answer."""
+    from smtpuzzles import run as runner
+
+    run = ledger.run
+    certify_failed = False
+    if args.certify and outcome.certificate is not None:
+        # After the run is sealed: a proof that fails leaves the answer recorded, and says so.
+        say = (lambda words: err.print(words, highlight=False)) if (err.is_terminal and not args.json) else None
+        try:
+            run["proof"] = runner.certify(ledger.dir, progress=say)["proof"]
+        except InputError as exc:  # an arithmetic encoding, a time limit: the answer stands, recorded
+            print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+            certify_failed = True
+    payload = {
+        "puzzle": module.NAME,
+        "status": outcome.status,
+        "value": module.value_json(outcome.value) if outcome.value is not None else None,
+        "solution": outcome.solution,
+        "run_dir": str(ledger.dir),
+    }
+    extra = outcome.extra or {}
+    if "unique" in extra:
+        payload["unique"] = extra["unique"]
+    if run.get("mode") == "count":
+        # No solution at all is a complete count of zero (the UNSAT first step proves it).
+        payload["count"] = extra.get("count", 0)
+        payload["count_complete"] = extra.get("count_complete", outcome.status == "infeasible")
+    shown = solve_pictures(module, instance, outcome, payload, run, ledger)
+    try:
+        if args.json:
+            print(json.dumps(payload))
+            sys.stdout.flush()
+        else:
+            print_all(pipe_console(), shown)
+    except BrokenPipeError:  # `--json | head`: the run is recorded; the reader just stopped reading
+        quiet_stdout()
+    if args.svg:  # the puzzle's own drawing; the terminal picture for a puzzle without `draw`
+        from smtpuzzles import pictures
+
+        pictures.save(args.svg, pictures.solve_drawing(module, instance, payload), shown, f"smtpuzzles {module.NAME}")
+    return 1 if certify_failed else EXIT.get(outcome.status, 1)
+
+
+def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) -> list:
+    """The summary and the pictures of a solve, laid out for 80 columns."""
+    extra = outcome.extra or {}
+    value = payload["value"]
+    if isinstance(value, list):
+        value = "\n".join(value) if max(map(len, value), default=0) <= 50 else "the regions drawn below"
+    fields = [("status", status_text(outcome.status)), ("value", "—" if value is None else value)]
+    if "unique" in payload:
+        fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
+    if "count" in payload:
+        fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
+    fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
+    shown = [summary_panel(f"{module.NAME}", fields, outcome.status)]
+    if outcome.status in ("unknown", "interrupted"):
+        # Its own unbroken line, so that it can be copied whole.
+        shown.append(Text(f"resume: smtpuzzles solve {module.NAME} --resume {ledger.dir}", no_wrap=True, overflow="ignore"))
+    if outcome.solution is not None:
+        proved = extra.get("proved_digits") if proves_prefix(run.get("objective")) else None
+        shown.append(module.render(instance, outcome.solution, proved))
+    if "other" in extra:
+        shown.append(Text("a second solution:", style="bold yellow"))
+        shown.append(module.render(instance, extra["other"], None))
+    return shown
+
+
+class ProgressView:
+    """The live display: the current check, then where the run stands as `show` tells it (position
+    and proved prefix, checks per minute, slowest checks, a rough estimate), then the best value so
+    far as the puzzle shows it, the proved leading positions of a lexicographic objective bright."""
+
+    def __init__(self, puzzle, clock=time.perf_counter):
+        self.puzzle = puzzle
+        self.clock = clock
+        self.started = clock()
+        self.last_step = self.started  # when the last step came: the current check began then
+        self.words = "building the formula"
+        self.checks = 0
+        self.best = None
+        self.steps: list[dict] = []
+        self._summary = None  # the progress of `steps`, made again only when a step comes
+
+    def step(self, step: dict) -> None:
+        self.checks += 1
+        self.steps.append(step)
+        self._summary = None
+        self.last_step = self.clock()
+        self.words = f"{step['words']}: {step['result']}"
+
+    def solution(self, solution, value) -> None:
+        self.best = value
+
+    def lines(self) -> list[str]:
+        """Where the run stands, in lines that fit 80 columns (empty before the first check)."""
+        from smtpuzzles.live import summarise, view_lines
+
+        if not self.steps:
+            return []
+        if self._summary is None:
+            try:
+                self._summary = summarise(self.steps)
+            except InputError as exc:  # a resumed folder's odd value: the display says so, the run goes on
+                return [one_line(str(exc))[:80]]
+        return view_lines(self._summary, self.clock() - self.last_step)
+
+    def plain_line(self) -> str:
+        """One line of where the run stands, for a log (smtpuzzles.ticker): checks, position, best."""
+        self.lines()  # the summary of the steps so far
+        p = self._summary
+        where = (brief_where(p) if p is not None and proves_prefix(p.objective) else None) or self.words[:40]
+        best = ""
+        if self.best is not None:
+            shown = str(self.puzzle.value_json(self.best))
+            best = f"; best {shown if len(shown) <= 24 else shown[:21] + '...'}"
+        return f"{self.puzzle.NAME}: {self.checks} checks; {where}{best}"
+
+    def __rich__(self):
+        elapsed = self.clock() - self.started
+        # One line, cut at the terminal's edge: the words of a 12x12 claim run to 200 characters.
+        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {self.checks} steps  ", style="bold cyan",
+                    no_wrap=True, overflow="ellipsis")
+        head.append(self.words, style="")
+        shown = [head, *(Text(line) for line in self.lines())]
+        if self.best is not None:
+            # The proved prefix as the live summary counts it (a refuted cube proves no position).
+            proved = self._summary.proved if self._summary is not None else 0
+            shown.append(self.puzzle.progress(self.best, proved))
+        return Group(*shown)
+
+
+def cmd_certify(args) -> int:
+    from smtpuzzles import run as runner
+
+    from smtpuzzles.proof import ProofError
+
+    err = Console(stderr=True)
+    try:
+        run = runner.certify(Path(args.run_dir), timeout=args.time_limit,
+                             progress=lambda words: err.print(words, highlight=False) if err.is_terminal else None)
+    except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)
+        print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    from smtpuzzles.objective import describe
+
+    proof = run["proof"]
+    claim = describe(proof["claim"])
+    reference = run.get("reference_proof")
+    also = f"\n  and on the reference formula, from the rules alone ({reference['lemmas']:,} lemmas)" if reference else ""
+    print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas)\n"
+          f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}{also}\n  in: {escaped(args.run_dir)}")
+    return 0
