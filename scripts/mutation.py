@@ -39,7 +39,7 @@ REFEREE_TESTS = ["tests/test_referees.py"]
 CHECKER_TESTS = ["tests/test_checker_soundness.py", "tests/test_lrat.py", "tests/test_proof.py"]
 # target -> default tests: what a mutant of that code must be caught by, in seconds.
 DEFAULTS = {
-    "smtpuzzles/puzzles/kingtour.py:referee": REFEREE_TESTS,
+    "smtpuzzles/puzzles/kingtour/board.py:referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/nonary/game.py:replay,referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/tatamibari.py:referee,shape_fits": REFEREE_TESTS,
     "smtpuzzles/puzzles/rogue.py:referee,walk_of,check_closed": REFEREE_TESTS,

@@ -9,7 +9,7 @@
 See `smtpuzzles.api` for `solve`, `audit`, `Result` and `AuditResult`.
 """
 
-__version__ = "0.1.0"
+from smtpuzzles.version import __version__
 __all__ = ["solve", "audit", "Result", "AuditResult", "InputError", "LedgerError", "__version__"]
 
 

@@ -138,7 +138,7 @@ class Result:
         extra = outcome.extra or {}
         evidence = []
         if "certificate" in run:
-            from smtpuzzles.objective import describe
+            from smtpuzzles.objectives import describe
 
             evidence.append(f"recorded UNSAT step {run['certificate']['step']}: {describe(run['certificate']['claim'])}")
         for key, words in (("proof", "a checked LRAT proof of it on the encoder's formula"),

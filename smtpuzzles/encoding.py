@@ -5,14 +5,16 @@ cube proposals)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from smtpuzzles.formula import Formula, Term
-from smtpuzzles.objectives.count import IntMax
-from smtpuzzles.objectives.lex import LexMax
-from smtpuzzles.objectives.satisfy import Satisfy
 
-Objective = LexMax | IntMax | Satisfy  # or any kind registered with smtpuzzles.objectives.register
+if TYPE_CHECKING:  # the kinds are named for the type only: this module stays beside the formula
+    from smtpuzzles.objectives.count import IntMax
+    from smtpuzzles.objectives.lex import LexMax
+    from smtpuzzles.objectives.satisfy import Satisfy
+
+    Objective = LexMax | IntMax | Satisfy  # or any kind registered with smtpuzzles.objectives.register
 
 
 @dataclass
@@ -20,7 +22,7 @@ class Encoding:
     name: str
     version: int
     formula: Formula
-    objective: Objective
+    objective: "Objective"
     decode: Callable[[Any], dict]  # engine model -> solution (JSON)
     engines: tuple[str, ...] = ("z3",)  # engines this formula can run on (sat needs a CNF)
     notes: dict = field(default_factory=dict)

@@ -21,7 +21,7 @@ from smtpuzzles.objectives import kind_of
 from smtpuzzles.ledger import Ledger
 from smtpuzzles.locking import require_locks
 from smtpuzzles.statuses import ANSWERED
-from smtpuzzles.objective import claim_terms
+from smtpuzzles.objectives import claim_terms
 from smtpuzzles.runfolder import open_run
 from smtpuzzles import readback
 from smtpuzzles.readback import (Rules, check_replayable, instance_sha, recorded_claim_terms, recorded_instance,

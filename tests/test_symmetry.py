@@ -57,7 +57,7 @@ def every_square_map(board) -> list[dict]:
 
 def test_a_symmetry_that_moves_a_clue_is_refused_by_the_check_the_run_and_the_audit(monkeypatch, tmp_path):
     board = board_with(4, "2x2", {(0, 1): 1})
-    monkeypatch.setattr(kingtour, "board_symmetries", every_square_map)  # an encoder that forgets the clue
+    monkeypatch.setattr(kingtour.encodings, "board_symmetries", every_square_map)  # an encoder that forgets the clue
     enc = kingtour.encode(board, "onehot-sym")
     problems, _ = symmetry.check(enc.formula, enc.objective, enc.lemma)
     assert problems and "outside the base" in problems[0]

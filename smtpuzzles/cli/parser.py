@@ -8,7 +8,8 @@ import difflib
 import sys
 
 
-from smtpuzzles import __version__, puzzles
+from smtpuzzles import puzzles
+from smtpuzzles.version import __version__
 from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
 from smtpuzzles.inputs import RUNS, progress_every_argument, split_after_argument, time_limit_argument, whole_number_argument
 from smtpuzzles.ticker import EVERY

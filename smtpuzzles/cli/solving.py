@@ -266,7 +266,7 @@ def cmd_certify(args) -> int:
     except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)
         print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
         return 1
-    from smtpuzzles.objective import describe
+    from smtpuzzles.objectives import describe
 
     proof = run["proof"]
     claim = describe(proof["claim"])

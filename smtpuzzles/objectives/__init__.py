@@ -31,6 +31,9 @@ from typing import Any, Callable
 from smtpuzzles.formula import Term, lit
 
 from . import count, lex, satisfy
+from .count import IntMax
+from .lex import LexMax
+from .satisfy import Satisfy
 from .base import FIRST, ClaimFails, Outcome, Recorded, RefereeRejected, stopped, vector_text
 
 KINDS: dict[str, ModuleType] = {}
@@ -127,6 +130,6 @@ def meets(claim: dict, solution: dict, worth, same: Callable) -> bool:
     return kind.meets(claim, worth, solution, same)
 
 
-__all__ = ["ClaimFails", "KINDS", "Outcome", "Recorded", "RefereeRejected", "SEARCHES", "best_is_value",
-           "claim_fields", "claim_terms", "describe", "integer_list_fields", "kind_of", "kind_of_claim", "known",
-           "meets", "proves_prefix", "register", "stopped", "vector_text"]
+__all__ = ["ClaimFails", "IntMax", "KINDS", "LexMax", "Outcome", "Recorded", "RefereeRejected", "SEARCHES",
+           "Satisfy", "best_is_value", "claim_fields", "claim_terms", "describe", "integer_list_fields", "kind_of",
+           "kind_of_claim", "known", "meets", "proves_prefix", "register", "stopped", "vector_text"]

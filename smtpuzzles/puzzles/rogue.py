@@ -19,7 +19,8 @@ from functools import cached_property
 from smtpuzzles.contract import InlineKey, examples_in, whole
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import SmtBuilder, raw, sum_of
-from smtpuzzles.objective import Encoding, IntMax
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import IntMax
 from smtpuzzles.puzzles import BUNDLED
 
 NAME = "rogue"

@@ -15,7 +15,8 @@ from typing import Iterator
 from smtpuzzles.contract import InlineKey, examples_in, whole
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, any_of, lit
-from smtpuzzles.objective import Encoding, Satisfy
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import Satisfy
 from smtpuzzles.puzzles import BUNDLED
 
 NAME = "tatamibari"

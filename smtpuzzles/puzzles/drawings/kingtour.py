@@ -9,7 +9,7 @@ Geometry, for anyone reading a drawing back: cell (r, c) spans CELL units from
 from __future__ import annotations
 
 from smtpuzzles.drawing import INK, MONO, RULE, Drawing, ramp, text_width
-from smtpuzzles.puzzles import kingtour
+from smtpuzzles.puzzles.kingtour import board as kingtour  # the rules; the face imports this drawing
 from smtpuzzles.render import digit_group, group_lines
 
 CELL = 40

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
-from smtpuzzles.objective import Encoding
+from smtpuzzles.encoding import Encoding
 from smtpuzzles.puzzles import BUNDLED
 
 from .certificate import WORK_PER_POSITION, certify  # noqa: F401 - the contract's hook and its budget

@@ -36,7 +36,8 @@ from typing import Callable
 
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
-from smtpuzzles.objective import Encoding, IntMax
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import IntMax
 
 from . import plans
 from .game import EXIT, GROUPS, PLAYERS, START, Game, escape_sets, room_components, value

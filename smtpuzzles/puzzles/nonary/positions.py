@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, lit
-from smtpuzzles.objective import Encoding, IntMax
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import IntMax
 
 from .game import EXIT, GROUPS, LIMITS, PLAYERS, START, Game
 

@@ -1,0 +1,233 @@
+"""The encodings: one-hot cells, digits and tour steps (with the symmetry lemma, or without), and the
+posted answer's integer formulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from smtpuzzles.errors import InputError
+from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
+from smtpuzzles.encoding import Encoding
+from smtpuzzles.objectives import LexMax
+from smtpuzzles.symmetry import Lemma, closure
+from .board import Board, digits_text
+
+
+ENCODINGS = ("onehot-sym", "onehot", "posted")
+SPLITS = ("onehot-sym", "onehot")  # checks split by the tour's first cells (`solve --cubes`)
+
+
+# -------------------------------------------------------------------------------------------- encode
+def encode(board: Board, encoding: str = "onehot-sym") -> Encoding:
+    if encoding == "onehot-sym":
+        return _encode_symmetric(board)
+    if encoding == "onehot":
+        return _encode_onehot(board)
+    if encoding == "posted":
+        return _encode_posted(board)
+    raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
+
+
+def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) -> Encoding:
+    """Booleans only: cell holds digit, step visits cell, step reads digit.
+
+    Exactly-one per cell, per step and per unit digit; adjacency clauses in both time directions make
+    consecutive visits king moves. With every cell visited once, that is already a Hamiltonian path:
+    no circuit constraint is needed. SAT solvers propagate this far better than integers.
+
+    With `starts`, the tour's first cell is one of them, a last clause that `_encode_symmetric`
+    justifies; the formula is written once, with it.
+    """
+    n, cnf = board.size, CNF()
+    steps = n * n
+    digit = {(r, c, k): cnf.var(f"d{r}_{c}_{k}") for r, c in board.cells for k in range(1, n + 1)}
+    visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(steps) for r, c in board.cells}
+    reads = {(t, k): cnf.var(f"s{t}_{k}") for t in range(steps) for k in range(1, n + 1)}
+
+    # The Sudoku.
+    for r, c in board.cells:
+        cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
+        if board.clues[r][c]:
+            cnf.require(digit[r, c, board.clues[r][c]])
+    for unit in board.units():
+        for k in range(1, n + 1):
+            cnf.exactly_one([digit[r, c, k] for r, c in unit])
+
+    # The tour: each step one cell, each cell one step, consecutive steps a king move apart.
+    for t in range(steps):
+        cnf.exactly_one([visit[t, r, c] for r, c in board.cells])
+    for r, c in board.cells:
+        cnf.exactly_one([visit[t, r, c] for t in range(steps)])
+        around = board.neighbours(r, c)
+        for t in range(steps):
+            if t + 1 < steps:
+                cnf.implies(visit[t, r, c], [visit[t + 1, a, b] for a, b in around])
+            if t > 0:
+                cnf.implies(visit[t, r, c], [visit[t - 1, a, b] for a, b in around])
+
+    # The number: step t reads the digit of the cell it visits.
+    for t in range(steps):
+        cnf.exactly_one([reads[t, k] for k in range(1, n + 1)])
+        for r, c in board.cells:
+            for k in range(1, n + 1):
+                cnf.when([visit[t, r, c], digit[r, c, k]], reads[t, k])
+
+    def greater(i: int, d: int):
+        return any_of([lit(f"s{i}_{k}") for k in range(d + 1, n + 1)])
+
+    def equal(i: int, d: int):
+        return lit(f"s{i}_{d}")
+
+    cells = board.cells
+    digit_names = [[[f"d{r}_{c}_{k}" for k in range(1, n + 1)] for c in range(n)] for r in range(n)]
+    visit_names = [[f"v{t}_{r}_{c}" for r, c in cells] for t in range(steps)]
+
+    def decode(model) -> dict:
+        """Each cell's digit and each step's cell, the first true name of each exactly-one (names
+        made once: a 9x9 proof decodes some fifty models of 7,000 variables)."""
+        grid = [[next((k for k, name in enumerate(names, 1) if model[name]), 0) for names in row] for row in digit_names]
+        tour = [[0] * n for _ in range(n)]
+        for t, names in enumerate(visit_names, 1):  # a step with no cell leaves a 0 for the referee to name
+            i = next((i for i, name in enumerate(names) if model[name]), None)
+            if i is not None:
+                tour[cells[i][0]][cells[i][1]] = t
+        return {"grid": grid, "tour": tour}
+
+    def guess():
+        solution = snake_solution(board)
+        return [lit(f"d{r}_{c}_{solution['grid'][r][c]}") for r, c in board.cells] + \
+            [lit(f"v{solution['tour'][r][c] - 1}_{r}_{c}") for r, c in board.cells]
+
+    objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
+    if starts is not None:
+        cnf.at_least_one([visit[0, r, c] for r, c in starts])
+    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
+                    engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
+                    guess=None if any(any(row) for row in board.clues) else guess)  # the snake starts at (0, 0)
+
+
+def snake_solution(board: Board) -> dict:
+    """A first answer without search, for the engines to try first (16x16 has no first model after
+    15 minutes of Glucose without it): the shifted-rows Sudoku (row r is row 0 moved by
+    C * (r mod R) + r div R, valid for any R x C boxes), read along the row-by-row snake from the
+    corner, its digits renamed so that the first new digit read is the largest, and so on. Only a
+    guess: the solver's model is refereed like any other and no UNSAT step rests on it."""
+    n, rows, cols = board.size, board.box_rows, board.box_cols
+    pattern = [[(cols * (r % rows) + r // rows + c) % n for c in range(n)] for r in range(n)]
+    order = [(r, c if r % 2 == 0 else n - 1 - c) for r in range(n) for c in range(n)]
+    names: dict[int, int] = {}
+    for r, c in order:
+        names.setdefault(pattern[r][c], n - len(names))
+    tour = [[0] * n for _ in range(n)]
+    for t, (r, c) in enumerate(order, 1):
+        tour[r][c] = t
+    return {"grid": [[names[v] for v in row] for row in pattern], "tour": tour}
+
+
+def tour_cubes(board: Board, starts, depth: int) -> list[list[str]]:
+    """A check split by the tour's first cell (depth 1) or its first two cells (depth 2)."""
+    if depth == 1:
+        return [[f"v0_{r}_{c}"] for r, c in starts]
+    return [[f"v0_{r}_{c}", f"v1_{a}_{b}"] for r, c in starts for a, b in board.neighbours(r, c)]
+
+
+def board_symmetries(board: Board) -> list[dict[tuple[int, int], tuple[int, int]]]:
+    """The maps of the square (rotations, reflections) that keep king moves, which all do, and the
+    box grid and the clues, which not all do: 8 for square boxes, 4 for R x C boxes, fewer with
+    clues. The identity is left out. Only a proposal: `symmetry.check` proves each one."""
+    n = board.size
+    last = n - 1
+    shapes = [lambda r, c: (r, last - c), lambda r, c: (last - r, c), lambda r, c: (last - r, last - c),
+              lambda r, c: (c, r), lambda r, c: (last - c, last - r), lambda r, c: (c, last - r),
+              lambda r, c: (last - c, r)]
+    boxes = {frozenset(unit) for unit in board.units()[2 * n:]}
+    kept = []
+    for shape in shapes:
+        cell_map = {(r, c): shape(r, c) for r, c in board.cells}
+        if all(frozenset(cell_map[x] for x in box) in boxes for box in boxes) and \
+                all(board.clues[r][c] == board.clues[a][b] for (r, c), (a, b) in cell_map.items()):
+            kept.append(cell_map)
+    return kept
+
+
+def _encode_symmetric(board: Board) -> Encoding:
+    """`onehot` plus one clause: the tour starts in a cell that no symmetry of the board maps to a
+    smaller cell (15 of 81 on 9x9). Sound because of the lemma that `symmetry.check` verifies: each
+    symmetry maps the clauses onto themselves and keeps the number (the steps' digits are not moved),
+    and every start cell is moved into the allowed ones by some symmetry."""
+    maps = board_symmetries(board)
+    if not maps:
+        return replace(_encode_onehot(board), name="onehot-sym")
+    n, steps = board.size, board.size * board.size
+    starts = sorted({min([x] + [m[x] for m in maps]) for x in board.cells})
+    generators = []
+    for m in _generating(maps):
+        names = {}
+        for (r, c), (a, b) in m.items():
+            if (r, c) != (a, b):
+                names.update({f"d{r}_{c}_{k}": f"d{a}_{b}_{k}" for k in range(1, n + 1)})
+                names.update({f"v{t}_{r}_{c}": f"v{t}_{a}_{b}" for t in range(steps)})
+        generators.append(names)
+    lemma = Lemma(tuple(generators), tuple(f"v0_{r}_{c}" for r, c in starts),
+                  tuple(f"v0_{r}_{c}" for r, c in board.cells),
+                  f"the tour starts in one of {len(starts)} of the {steps} cells, by {len(maps) + 1} symmetries of the board")
+    return replace(_encode_onehot(board, starts), lemma=lemma)
+
+
+def _generating(maps: list[dict]) -> list[dict]:
+    """Few of `maps` that generate all of them (3 for a square's 8): each generator costs the lemma
+    check one pass over the clauses."""
+    chosen: list[dict] = []
+    for m in maps:
+        if not chosen or m not in closure(chosen):
+            chosen.append(m)
+    return chosen
+
+
+def _encode_posted(board: Board) -> Encoding:
+    """The posted answer's model, written anew: Int digit and Int visit time per cell, move
+    Booleans with degree constraints (portable `ite` sums instead of z3's PbEq), and a digit per step."""
+    n, smt = board.size, SmtBuilder("QF_LIA")
+    steps = n * n
+    num = {(r, c): smt.int(f"num{r}_{c}", 1, n) for r, c in board.cells}
+    for r, c in board.cells:
+        if board.clues[r][c]:
+            smt.assert_(f"(= {num[r, c]} {board.clues[r][c]})")
+    for unit in board.units():
+        smt.assert_(f"(distinct {' '.join(num[x] for x in unit)})")
+        for k in range(1, n + 1):
+            smt.assert_(f"(or {' '.join(f'(= {num[x]} {k})' for x in unit)})")
+    tour = {(r, c): smt.int(f"tour{r}_{c}", 0, steps - 1) for r, c in board.cells}
+    move = {}
+    for a in board.cells:
+        for b in board.neighbours(*a):
+            move[a, b] = smt.bool(f"move{a[0]}_{a[1]}_{b[0]}_{b[1]}")
+    for a in board.cells:
+        outs = [move[a, b] for b in board.neighbours(*a)]
+        smt.assert_(f"(= (+ {count_true(outs)} (ite (= {tour[a]} {steps - 1}) 1 0)) 1)")
+        ins = [move[b, a] for b in board.neighbours(*a)]
+        smt.assert_(f"(= (+ {count_true(ins)} (ite (= {tour[a]} 0) 1 0)) 1)")
+    smt.assert_(f"(distinct {' '.join(tour[x] for x in board.cells)})")
+    for t in range(steps):
+        smt.assert_(f"(or {' '.join(f'(= {tour[x]} {t})' for x in board.cells)})")
+    for (a, b), m in move.items():
+        smt.assert_(f"(= {m} (= (+ {tour[a]} 1) {tour[b]}))")
+    value = [smt.int(f"value{t}", 1, n) for t in range(steps)]
+    for a in board.cells:
+        for t in range(steps):
+            smt.assert_(f"(=> (= {tour[a]} {t}) (= {num[a]} {value[t]}))")
+
+    def decode(model) -> dict:
+        grid = [[model[f"num{r}_{c}"] for c in range(n)] for r in range(n)]
+        tour_grid = [[model[f"tour{r}_{c}"] + 1 for c in range(n)] for r in range(n)]
+        return {"grid": grid, "tour": tour_grid}
+
+    objective = LexMax(
+        steps,
+        list(range(1, n + 1)),
+        lambda i, d: raw(f"(> value{i} {d})"),
+        lambda i, d: raw(f"(= value{i} {d})"),
+        {k: n for k in range(1, n + 1)},
+        show=digits_text,
+    )
+    return Encoding("posted", 1, smt.formula(), objective, decode, engines=("z3",))
