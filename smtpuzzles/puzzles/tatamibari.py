@@ -91,11 +91,12 @@ def check_limits(board: Board, source: str) -> Board:
     """Refuses a board whose candidate rectangles would make the formula too large, before encoding."""
     _check_cells(board.height, board.width, source)
     total = 0
-    for (top, left, bottom, right), _ in candidate_rects(board):
-        total += (bottom - top + 1) * (right - left + 1)
-        if total > LIMITS["rectangle_cells"]:
-            raise InputError(f"the clues allow rectangles covering more than {LIMITS['rectangle_cells']} cells "
-                             "in all (too few clues for the grid); refused", source)
+    for cr, cc, clue in board.clues:
+        for top, bottom, first, last in row_spans(board, cr, cc):
+            total += candidate_cells(clue, cc, bottom - top + 1, first, last)
+            if total > LIMITS["rectangle_cells"]:
+                raise InputError(f"the clues allow rectangles covering more than {LIMITS['rectangle_cells']} cells "
+                                 "in all (too few clues for the grid); refused", source)
     return board
 
 
@@ -179,7 +180,7 @@ def from_canonical(data: dict) -> Board:
 
 
 def examples():
-    """The seed's puzzles, in scripts/examples/tatamibari/ (a checkout's, not installed)."""
+    """The seed's puzzles, in smtpuzzles/examples/tatamibari/ (package data)."""
     return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
@@ -191,24 +192,54 @@ def rects_with_clue(board: Board) -> list[tuple[tuple[int, int, int, int], tuple
 
 
 def candidate_rects(board: Board) -> Iterator[tuple[tuple[int, int, int, int], tuple[int, int]]]:
-    """rects_with_clue one at a time, so that check_limits can stop early. Growing outwards from
-    each clue stops as soon as a second clue comes in."""
-    h, w = board.height, board.width
+    """rects_with_clue one at a time, grown outwards from each clue: rows up, then down, then
+    columns left, then right (the rectangles encoding numbers its variables in this order)."""
     for cr, cc, clue in board.clues:
-        for top in range(cr, -1, -1):
-            if board.clues_in(top, cc, cr, cc) > 1:
+        for top, bottom, first, last in row_spans(board, cr, cc):
+            for left in range(cc, first - 1, -1):
+                for right in range(cc, last + 1):
+                    if shape_fits(clue, bottom - top + 1, right - left + 1):
+                        yield (top, left, bottom, right), (cr, cc)
+
+
+def row_spans(board: Board, cr: int, cc: int) -> Iterator[tuple[int, int, int, int]]:
+    """(top, bottom, first, last) for each run of rows top..bottom through the clue at (cr, cc)
+    that holds no other clue in the clue's column: first..last are the columns a rectangle on those
+    rows may stretch over before a second clue comes in. Tops go up from the clue, bottoms down."""
+    for top in range(cr, -1, -1):
+        if board.clues_in(top, cc, cr, cc) > 1:
+            break
+        first = last = cc
+        while first > 0 and board.clues_in(top, first - 1, cr, cc) == 1:
+            first -= 1
+        while last + 1 < board.width and board.clues_in(top, cc, cr, last + 1) == 1:
+            last += 1
+        for bottom in range(cr, board.height):
+            if board.clues_in(top, cc, bottom, cc) > 1:
                 break
-            for bottom in range(cr, h):
-                if board.clues_in(top, cc, bottom, cc) > 1:
-                    break
-                for left in range(cc, -1, -1):
-                    if board.clues_in(top, left, bottom, cc) > 1:
-                        break
-                    for right in range(cc, w):
-                        if board.clues_in(top, left, bottom, right) > 1:
-                            break
-                        if shape_fits(clue, bottom - top + 1, right - left + 1):
-                            yield (top, left, bottom, right), (cr, cc)
+            while board.clues_in(top, first, bottom, cc) > 1:  # a lower bottom only narrows the run
+                first += 1
+            while board.clues_in(top, cc, bottom, last) > 1:
+                last -= 1
+            yield top, bottom, first, last
+
+
+def fitting_widths(clue: str, height: int, room: int) -> range:
+    """The widths the clue's shape allows a rectangle of this height within `room` columns."""
+    if clue == "+":
+        return range(height, height + 1) if height <= room else range(0)
+    if clue == "|":
+        return range(1, min(height - 1, room) + 1)
+    if clue == "-":
+        return range(height + 1, room + 1)
+    return range(1, room + 1)
+
+
+def candidate_cells(clue: str, cc: int, height: int, first: int, last: int) -> int:
+    """The cells of all candidates of this height over columns first..last through column cc:
+    each width the shape allows, times the places it fits over the clue's column."""
+    return sum(height * width * (min(cc, last - width + 1) - max(first, cc - width + 1) + 1)
+               for width in fitting_widths(clue, height, last - first + 1))
 
 
 def rect_name(rect) -> str:
@@ -430,3 +461,11 @@ def reference(instance, claim: dict) -> str:
     from smtpuzzles.puzzles.rules import tatamibari as rules
 
     return rules.reference(instance, claim).dimacs()
+
+
+def brute_force(instance, limit: int) -> list | None:
+    """Every solution, by a search written from the rules (smtpuzzles.puzzles.search.tatamibari),
+    or None past `limit` rectangles tried: `smtpuzzles.crosscheck` holds the solver to it."""
+    from smtpuzzles.puzzles.search import tatamibari as search
+
+    return search.solutions(instance.rows, limit)
