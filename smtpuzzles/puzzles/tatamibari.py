@@ -31,9 +31,9 @@ EMPTY = "*._"
 REGION_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 URL = re.compile(r"^https?://(?:puzz\.link/p|pzv\.jp/p(?:\.html)?)\?tatamibari/(\d+)/(\d+)/([0-9a-z.]*)/?$", re.IGNORECASE)
 URL_CLUE = {"1": "|", "2": "-", "3": "+", ".": "?"}
-# Measured (load, encode and write the formula): a generated 100x100 puzzle takes 6 s and 0.82 GB,
-# 200x200 31 s and 3.6 GB. Memory follows the cells of all candidate rectangles (1.7 million on that
-# 100x100; one clue amid 20x20 empty cells already has 1.3 million, 0.44 GB), so both are bounded.
+# The `rectangles` encoding's memory follows the cells of all candidate rectangles (1.7 million on a
+# generated 100x100, 0.83 GB; one clue amid 20x20 empty cells already has 1.3 million, 0.44 GB), so
+# both are bounded at load, whichever encoding is asked for (`spans` on that 100x100: 0.18 GB).
 LIMITS = {"cells": 10_000, "rectangle_cells": 2_000_000}
 
 
