@@ -1,5 +1,5 @@
 """Claims that rest on the rules: with the main encoder deliberately stricter than the rules (one
-clause added: a digit forbidden at the first step, a door never passed, a rectangle never used), a
+clause added: a digit forbidden at the first step, a door never passed, a cell kept out of a rectangle), a
 solve makes a false claim, and its own checked proof audits clean. The reference encoding, written
 from the rules alone, must catch it: `audit --proof` fails the run (exit 1), with one finding naming
 the disagreement, for each kind of claim: a lexicographic optimum, a count optimum, uniqueness, an
@@ -83,16 +83,24 @@ def both_solutions(cli) -> list[list[list[int]]]:
     return [s["solution"]["regions"] for s in steps if s["result"] == "sat"]
 
 
-def rectangle_only_in(first, second) -> str:
-    """A rectangle of the first solution that the second does not use."""
-    (rect, *_) = sorted(set(tatamibari.rects_from_regions(first)) - set(tatamibari.rects_from_regions(second)))
-    return tatamibari.rect_name(rect)
+def owner_name(board, regions, cell) -> str:
+    """The encoder's variable "this cell lies in the rectangle of the clue its region holds"."""
+    (clue,) = [(r, c) for r, c, _ in board.clues if regions[r][c] == regions[cell[0]][cell[1]]]
+    return tatamibari.cell_name(cell, clue)
+
+
+def owner_only_in(board, first, second) -> str:
+    """A cell that the first solution gives to another clue than the second does, with its owner in the first."""
+    owners = [{(r, c): owner_name(board, regions, (r, c)) for r in range(board.height) for c in range(board.width)}
+              for regions in (first, second)]
+    return min(name for cell, name in owners[0].items() if name != owners[1][cell])
 
 
 @pytest.mark.parametrize("mode", [("--unique",), ("--count",)], ids=["unique", "exact count"])
 def test_uniqueness_and_an_exact_count_that_miss_a_solution_fail_on_the_reference(cli, monkeypatch, both_solutions,
                                                                                 mode):
-    hidden = rectangle_only_in(*both_solutions)
+    board = tatamibari.from_text((EXAMPLES / "tatamibari" / "03.txt").read_text())
+    hidden = owner_only_in(board, *both_solutions)
     stricter(tatamibari, monkeypatch, lambda board: [hidden])
     false = cli.solve_json("tatamibari", EXAMPLES / "tatamibari" / "03.txt", *mode, code=0)
     assert false.get("unique", True) is True and false.get("count", 1) == 1
@@ -103,7 +111,10 @@ def test_uniqueness_and_an_exact_count_that_miss_a_solution_fail_on_the_referenc
 def test_infeasible_claimed_for_a_solvable_board_fails_on_the_reference(cli, monkeypatch):
     board = EXAMPLES / "tatamibari" / "01.txt"
     honest = cli.solve_json("tatamibari", board, code=0)
-    only = tatamibari.rect_name(tatamibari.rects_from_regions(honest["solution"]["regions"])[0])
+    regions = honest["solution"]["regions"]
+    loaded = tatamibari.from_text(board.read_text())
+    (only, *_) = sorted(owner_name(loaded, regions, (r, c)) for r in range(loaded.height) for c in range(loaded.width)
+                        if loaded.rows[r][c] == ".")  # a clue's own cell is its rectangle's in every model
     stricter(tatamibari, monkeypatch, lambda b: [only])
     false = cli.solve_json("tatamibari", board, code=0)
     assert false["status"] == "infeasible"
