@@ -68,6 +68,7 @@ class Report:
     proof_stored: bool = False  # the folder holds an LRAT proof (`certify`) that --proof checks
     instance: dict = field(default_factory=dict)  # which instance: puzzle, a few words, canonical sha-256
     rests_on: list[str] = field(default_factory=list)  # the formulas a checked proof refuted the claim on
+    answer: str = ""  # what a unique or count run claims besides its status ("unique", "13 solutions")
 
     @property
     def ok(self) -> bool:
@@ -98,7 +99,7 @@ class Report:
         return {"run_dir": self.run_dir, "puzzle": self.puzzle, "status": self.status, "value": self.value,
                 "ok": self.ok, "verdict": self.verdict, "exit": self.exit_code, "evidence": self.evidence,
                 "missing_solvers": self.missing, "unsat_rechecked": not self.unchecked_unsat,
-                "proof_stored": self.proof_stored, "instance": self.instance, "rests_on": self.rests_on,
+                "proof_stored": self.proof_stored, "instance": self.instance, "rests_on": self.rests_on, "answer": self.answer,
                 "findings": [f.__dict__ for f in self.findings],
                 "resolved": self.resolved}
 
@@ -109,7 +110,8 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
     where = str(folder.path / RUN)
-    report = Report(str(run_dir), run["puzzle"], run["status"], run.get("value"), proof_stored="proof" in run)
+    report = Report(str(run_dir), run["puzzle"], run["status"], run.get("value"), proof_stored="proof" in run,
+                    answer=claimed_answer(run.get("extra") or {}))
     module, instance = recorded_instance(run, where)
     mode = run.get("mode", module.MODES[0])
     if mode not in module.MODES:
@@ -460,6 +462,17 @@ def _described(module, instance) -> str:
         return str(module.describe(instance))[:80]
     except Exception:  # noqa: BLE001 - a puzzle's hook on folder data: the report goes on without it
         return ""
+
+
+def claimed_answer(extra: dict) -> str:
+    """A unique or count run's answer in a word or two, as the verdict line shows it (from the run's
+    own claim, checked by the claims section like the rest)."""
+    if "unique" in extra:
+        return "unique" if extra["unique"] is True else "not unique"
+    count = extra.get("count")
+    if isinstance(count, int) and not isinstance(count, bool):
+        return f"{count} solution{'' if count == 1 else 's'}" + ("" if extra.get("count_complete") else " or more")
+    return ""
 
 
 def _short(value, width: int = 40) -> str:

@@ -109,7 +109,8 @@ def report_view(report: Report):
 
 def verdict_line(report: Report) -> Text:
     value = _short(report.value, 30) if report.value is not None else ""
-    text = plain(f"{report.puzzle} {report.status} {value}".rstrip() + f": audit {report.verdict}",
+    answer = f" ({report.answer})" if report.answer else ""
+    text = plain(f"{report.puzzle} {report.status}{answer} {value}".rstrip() + f": audit {report.verdict}",
                 style=VERDICT_STYLE[report.verdict])
     if report.verdict == "consistent":
         fix = "add --proof to check the stored proof, or --resolve" if report.proof_stored else "add --resolve"

@@ -203,7 +203,7 @@ def test_the_json_report_carries_every_field():
     assert report.as_json() == {
         "run_dir": "runs/r", "puzzle": "nonary", "status": "optimal", "value": 5, "ok": True, "verdict": "incomplete",
         "exit": 4, "evidence": ["because"], "missing_solvers": ["cvc5"], "unsat_rechecked": True, "proof_stored": False,
-        "instance": {}, "rests_on": [],
+        "instance": {}, "rests_on": [], "answer": "",
         "findings": [{"section": "claims", "ok": True, "text": "fine"},
                      {"section": "resolve", "ok": None, "text": "cvc5 is missing"}],
         "resolved": [{"query": "certificate", "solver": "z3", "answer": "unsat", "seconds": 0.5}]}

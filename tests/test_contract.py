@@ -205,7 +205,7 @@ def test_broken_plugins_are_left_out_with_a_reason_and_the_rest_work(tmp_path, r
     assert "ModuleNotFoundError" in reasons["gone"]
     code, out, err = cli("solve", "crash", "-")
     line = one_error_line(err)
-    assert code == 2 and "puzzle 'crash' is installed but left out" in line and "no licence" in line
+    assert code == 2 and "puzzle: 'crash' is installed but left out" in line and "no licence" in line
     code, out, err = cli("solve", "--help")
     assert code == 0 and "crash: left out," in out and re.search(r"^  good\s", out, re.M)
     assert cli("solve", "kingtour", "--size", 4, "--json", "--out", tmp_path / "runs")[0] == 0  # the rest work

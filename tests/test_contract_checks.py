@@ -89,3 +89,21 @@ def test_one_broken_referee_gives_a_few_audit_lines_not_one_per_step(registered,
     assert failures[-2:] == [f"and {2 ** FREE - SHOWN_MODEL_FAILURES} more recorded models fail (the first "
                              f"{SHOWN_MODEL_FAILURES} are named above)",
                              "solution.json breaks the rules: every switch is wrong today"]
+
+
+def test_a_value_of_any_json_shape_is_shown_not_a_traceback(cli, registered, tmp_path):
+    """value_json may give any JSON: a list of numbers crashed the summary once (a plug-in author's report)."""
+    made = switches()
+    made.value_json = lambda v: [v, 0, 1]
+    registered(made)
+    code, out, err = cli("solve", "switches", "-", "--out", tmp_path / "runs", stdin="x")
+    assert code == 0 and "Traceback" not in err and "[" in out
+
+
+def test_a_unique_or_count_runs_verdict_line_says_which(registered, tmp_path):
+    from smtpuzzles.auditview import verdict_line
+
+    made = registered(switches())
+    _, ledger = runner.solve(made, FREE, "", out_dir=tmp_path, mode="count")
+    line = verdict_line(audit(ledger.dir)).plain
+    assert line.startswith(f"switches solved ({2 ** FREE} solutions) 0: audit consistent")

@@ -169,8 +169,10 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
     """The summary and the pictures of a solve, laid out for 80 columns."""
     extra = outcome.extra or {}
     value = payload["value"]
-    if isinstance(value, list):
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):  # rows of a picture
         value = "\n".join(value) if max(map(len, value), default=0) <= 50 else "the regions drawn below"
+    elif value is not None and not isinstance(value, str):  # any other JSON a puzzle's value_json gives
+        value = json.dumps(value) if len(json.dumps(value)) <= 60 else json.dumps(value)[:57] + "..."
     fields = [("status", status_text(outcome.status)), ("value", "—" if value is None else value)]
     if "unique" in payload:
         fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))

@@ -114,7 +114,7 @@ def get(name: str) -> Puzzle:
     if name in found.puzzles:
         return found.puzzles[name]
     if name in found.failed:
-        raise InputError(f"puzzle {name!r} is installed but left out: {found.failed[name]}", "puzzle")
+        raise InputError(f"{name!r} is installed but left out: {found.failed[name]}", "puzzle")
     known = tuple(found.puzzles)
     near = difflib.get_close_matches(str(name), known, n=1, cutoff=0.5)
     hint = f"; did you mean {near[0]}?" if near else ""
