@@ -41,7 +41,7 @@ CHECKER_TESTS = ["tests/test_checker_soundness.py", "tests/test_lrat.py", "tests
 DEFAULTS = {
     "smtpuzzles/puzzles/kingtour/board.py:referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/nonary/game.py:replay,referee": REFEREE_TESTS,
-    "smtpuzzles/puzzles/tatamibari.py:referee,shape_fits": REFEREE_TESTS,
+    "smtpuzzles/puzzles/tatamibari/board.py:referee,shape_fits": REFEREE_TESTS,
     "smtpuzzles/puzzles/rogue.py:referee,walk_of,check_closed": REFEREE_TESTS,
     "smtpuzzles/driver.py": ["tests/test_failure_paths.py"],
     "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",

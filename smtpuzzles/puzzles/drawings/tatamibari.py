@@ -9,7 +9,7 @@ Geometry: cell (r, c) spans CELL units from (MARGIN + c * CELL, MARGIN + r * CEL
 from __future__ import annotations
 
 from smtpuzzles.drawing import INK, MONO, RULE, Drawing, text_width
-from smtpuzzles.puzzles import tatamibari
+from smtpuzzles.puzzles.tatamibari import board as tatamibari  # the rules; the face imports this drawing
 
 CELL = 36
 MARGIN = 16

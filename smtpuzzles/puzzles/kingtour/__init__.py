@@ -12,8 +12,10 @@ This package is the puzzle's contract: the board and its rules (board.py), the e
 from __future__ import annotations
 
 from typing import Iterator, Sequence
+
 from smtpuzzles.contract import Example, Option
 from smtpuzzles.errors import InputError
+
 from .board import (DIGIT_CHARS, LIMITS, Board, parse_box, default_box, parse, canonical, from_canonical, referee,
                     value, digits_text, value_text, value_json, describe)
 from .encodings import (ENCODINGS, SPLITS, encode, _encode_onehot, snake_solution, tour_cubes, board_symmetries,

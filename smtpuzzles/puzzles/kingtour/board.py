@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
+
 from smtpuzzles.contract import whole
 from smtpuzzles.errors import InputError
 

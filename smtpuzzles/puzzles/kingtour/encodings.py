@@ -5,11 +5,13 @@ posted answer's integer formulation.
 from __future__ import annotations
 
 from dataclasses import replace
+
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import LexMax
 from smtpuzzles.symmetry import Lemma, closure
+
 from .board import Board, digits_text
 
 
