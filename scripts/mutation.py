@@ -2,7 +2,7 @@
 
     python scripts/mutation.py                      # referees, driver, ledger, audit (the defaults below)
     python scripts/mutation.py smtpuzzles/driver.py --tests tests/test_failure_paths.py
-    python scripts/mutation.py smtpuzzles/puzzles/rogue.py:referee,check_closed --show
+    python scripts/mutation.py smtpuzzles/puzzles/rogue/walks.py:referee,check_closed --show
     python scripts/mutation.py lrat drup --show     # the two proof checkers (names for their modules)
 
 A TARGET is a module, or a module and the functions to mutate (`path.py:name,name`; methods as
@@ -42,7 +42,7 @@ DEFAULTS = {
     "smtpuzzles/puzzles/kingtour/board.py:referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/nonary/game.py:replay,referee": REFEREE_TESTS,
     "smtpuzzles/puzzles/tatamibari/board.py:referee,shape_fits": REFEREE_TESTS,
-    "smtpuzzles/puzzles/rogue.py:referee,walk_of,check_closed": REFEREE_TESTS,
+    "smtpuzzles/puzzles/rogue/walks.py:referee,walk_of,check_closed": REFEREE_TESTS,
     "smtpuzzles/driver.py": ["tests/test_failure_paths.py"],
     "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",
                              "tests/test_ledger_mutants.py"],

@@ -19,7 +19,7 @@ from smtpuzzles.auditor import audit
 from smtpuzzles.puzzles import rogue
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "rogue"
-sys.path.insert(0, str(EXAMPLES.parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # gen_rogue, the benchmark's generator
 from gen_rogue import random_map  # noqa: E402
 
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from smtpuzzles.drawing import INK, MONO, Drawing, number, text_width
-from smtpuzzles.puzzles import rogue
+from smtpuzzles.puzzles.rogue import dungeon as rogue, walks  # the rules; the face imports this drawing
 
 MARGIN = 16
 LARGEST_CELL, SMALLEST_CELL, MAP_UNITS = 28, 2, 960
@@ -29,7 +29,7 @@ def cell_size(dungeon: rogue.Dungeon) -> int:
 def draw(dungeon: rogue.Dungeon, solution: dict | None) -> str:
     """The map, with the solution's walk and gold taken when there is one (None: the map alone)."""
     size = cell_size(dungeon)
-    walk = rogue.walk_of(dungeon, solution)[0] if solution else [dungeon.start]
+    walk = walks.walk_of(dungeon, solution)[0] if solution else [dungeon.start]
     taken = set(walk) & set(dungeon.gold)
     entries = _legend(size, solution is not None, len(taken), len(dungeon.gold) - len(taken), len(walk) - 1)
     map_w, map_h = dungeon.width * size, dungeon.height * size
