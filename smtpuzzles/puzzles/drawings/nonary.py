@@ -6,7 +6,7 @@ group that moved shaded and the escaped in green. With no plan, the door list al
 from __future__ import annotations
 
 from smtpuzzles.drawing import INK, Cell, Drawing
-from smtpuzzles.puzzles import nonary
+from smtpuzzles.puzzles.nonary import game as nonary  # the rules; the face imports this drawing
 
 MARGIN = 16
 SIZE = 13

@@ -20,7 +20,7 @@ from smtpuzzles.puzzles import BUNDLED
 
 from .certificate import WORK_PER_POSITION, certify  # noqa: F401 - the contract's hook and its budget
 from .chains import CHAINS_VERSION, encode_chains  # noqa: F401
-from .game import (EXIT, GROUPS, LIMITS, PLAYERS, START, Game, canonical, escape_sets, from_canonical,  # noqa: F401
+from .game import (EXIT, GROUPS, LIMITS, PLAYERS, START, Game, canonical, describe, escape_sets, from_canonical,  # noqa: F401
                    from_doors, load, referee, replay, room_components, value)
 from .plans import all_out_plan, quick_plan  # noqa: F401
 from .positions import POSITIONS_VERSION, encode_positions, explore  # noqa: F401
@@ -124,11 +124,6 @@ def _table_width(table) -> int:
 
     table.width = None
     return content_width(table)
-
-
-def describe(game: Game) -> str:
-    rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
-    return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"
 
 
 def reference(instance, claim: dict) -> str:

@@ -159,6 +159,11 @@ def value(game: Game, solution: dict) -> int:
     return sum(1 for room in where.values() if room == EXIT)
 
 
+def describe(game: Game) -> str:
+    rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
+    return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"
+
+
 # ------------------------------------------------------------------------- facts of every map
 def escape_sets(nine_doors: int) -> set[frozenset]:
     """Every set of players that could escape through `nine_doors` doors 9: unions of disjoint
