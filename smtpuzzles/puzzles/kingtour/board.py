@@ -11,8 +11,7 @@ from smtpuzzles.errors import InputError
 
 
 DIGIT_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-# Measured (load, encode and write the formula): 16x16 takes 7 s and 0.6 GB, 20x20 14 s and 1.6 GB
-# before any solver starts, since the read-digit clauses grow as N^5; larger boards are refused.
+# The read-digit clauses grow as N^5: past 16 the formula alone costs gigabytes (encodings/kingtour.md).
 LIMITS = {"size": 16}
 
 

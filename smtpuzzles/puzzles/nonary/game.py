@@ -17,12 +17,8 @@ from smtpuzzles.errors import InputError
 
 PLAYERS = tuple(range(1, 10))
 START, EXIT = 0, -1
-# Measured (load, encode and write the formula): 100 doors all in one room, the worst case since every
-# door may follow every other, take 4 s and 0.76 GB (100 seeded doors over 20 rooms: 0.06 GB); 50 such
-# doors take 0.17 GB and growth is between quadratic and cubic, so 150 would pass 2 GB. Labels are
-# kept short enough to name a room in a table and a message.
-# positions and moves: what `explore` lists at most (past either, auto falls back to chains); many
-# groups passing one door often land on one position, and each such move is listed once.
+# The largest game accepted, as measured (encodings/nonary.md, "Limits"); positions and moves are
+# what `explore` lists at most (past either, auto falls back to chains).
 LIMITS = {"doors": 100, "label_chars": 40, "positions": 100_000, "moves": 1_000_000}
 
 

@@ -61,9 +61,8 @@ def quick_plan(game: Game, restarts: int = 40, nodes: int = 250, seed: int = 0) 
     return {"moves": best[1]}
 
 
-# all_out_plan's searches: at most this many, each stopped after this many positions (measured on
-# issue 17's hard maps, see encodings/nonary.md: a plan found after 54,000 to 160,000 positions in
-# most orders and after millions in some, so several short searches beat one long one).
+# all_out_plan's searches: at most this many, each stopped after this many positions: several short
+# searches beat one long one (encodings/nonary.md, "Limits").
 ALL_OUT_SEARCHES = {"searches": 5, "positions": 200_000}
 
 

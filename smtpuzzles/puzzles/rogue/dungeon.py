@@ -15,10 +15,7 @@ from smtpuzzles.errors import InputError
 MONSTER = re.compile(r"[a-zA-Z*&]")
 WALKABLE = set(".$@ ")
 UNKNOWN = re.compile(r"[^.$@ #a-zA-Z*&]")
-# Measured (scripts/bench_rogue.py, the regions encoding): a generated 1000x1000 map solved with its
-# proof in 11 s at 0.42 GB peak, `audit --resolve` 13 s; 300x300 2.1 s at 95 MB: time and memory
-# linear in the cells. 1000x1000 is the largest map measured, so the largest accepted. The flow
-# encoding is accepted as far, but took 382 s and 4.1 GB at 300x300: ask for it on small maps only.
+# The largest map measured, so the largest accepted (encodings/rogue.md, "Limits").
 LIMITS = {"cells": 1_000_000}
 
 
