@@ -23,7 +23,7 @@ from rich.live import Live
 
 from smtpuzzles import puzzles
 from smtpuzzles.statuses import ANSWERED
-from smtpuzzles.board import ProgressBoard, answer_fields, summary_table
+from smtpuzzles.tables import ProgressBoard, answer_fields, summary_table
 from smtpuzzles.cluster import dask_client, require_dask
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch

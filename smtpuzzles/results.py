@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Group
 
 from smtpuzzles import puzzles
-from smtpuzzles.board import answer_fields, compact_table, status_cell, value_text
+from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import plain
 

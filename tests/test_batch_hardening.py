@@ -11,7 +11,7 @@ from rich.console import Console
 
 from conftest import one_error_line
 from smtpuzzles.batch import collect_results, load_batch, results_table, run_batch, run_batch_cli, summary_table
-from smtpuzzles.board import ProgressBoard
+from smtpuzzles.tables import ProgressBoard
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples"
 TATAMI = json.loads((EXAMPLES / "tatamibari" / "expected.json").read_text())

@@ -80,6 +80,56 @@ def _fewest_zero_groups() -> tuple[int, ...]:
     return tuple(fewest)
 
 
+class _Hopeless:
+    """The all-out search's pruning: the rules that hold of every position on a plan that gets all
+    nine out (see `all_out_plan`), over rooms and doors numbered as `_numbered` gives them."""
+
+    def __init__(self, exits: list, out: int, everyone: int):
+        self.exits, self.out, self.everyone = exits, out, everyone
+        self.within, self.fewest = groups_within(), _fewest_zero_groups()  # within: leave_at_once's groups
+        self.nines = [d for d, (_, _, target) in enumerate(exits) if target == out]
+        self.doors_into = [[d for d, door in enumerate(exits) if door[2] == r] for r in range(out)]
+        self.doors_out_of = [[d for d, door in enumerate(exits) if door[1] == r] for r in range(out)]
+        self.leave_at_once = cache(self._leave_at_once)
+
+    def _leave_at_once(self, players: int, residues: tuple) -> bool:
+        """Whether these players can be split into groups, one per door of the given residues."""
+        if not players:
+            return True
+        lowest = players & -players
+        for i, residue in enumerate(residues):
+            if i and residues[i - 1] == residue:
+                continue
+            rest = residues[:i] + residues[i + 1:]
+            if any(g & lowest and self.leave_at_once(players ^ g, rest) for g in self.within[residue][players]):
+                return True
+        return False
+
+    def hopeless(self, standing: tuple, used: int) -> bool:
+        exits, out, nines = self.exits, self.out, self.nines
+        if self.fewest[self.everyone ^ standing[out]] > sum(1 for d in nines if not used >> d & 1):
+            return True
+        hopeful = {exits[d][1] for d in nines if not used >> d & 1}  # rooms that can still reach a door 9
+        frontier = list(hopeful)
+        while frontier:
+            room = frontier.pop()
+            for d in self.doors_into[room]:
+                origin = exits[d][1]
+                if not used >> d & 1 and origin not in hopeful:
+                    hopeful.add(origin)
+                    frontier.append(origin)
+        for room in range(out):
+            if not standing[room]:
+                continue
+            if room not in hopeful:
+                return True
+            if all(used >> d & 1 for d in self.doors_into[room]):
+                residues = tuple(sorted(exits[d][0] for d in self.doors_out_of[room] if not used >> d & 1))
+                if not self.leave_at_once(standing[room], residues):
+                    return True
+        return False
+
+
 def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
                  positions: int = ALL_OUT_SEARCHES["positions"], seed: int = 0,
                  stop: Callable[[], bool] = lambda: False) -> dict | None:
@@ -99,47 +149,7 @@ def all_out_plan(game: Game, searches: int = ALL_OUT_SEARCHES["searches"],
     labels, exits, earlier_equal = _numbered(game)
     out = len(labels)
     everyone = (1 << len(PLAYERS)) - 1
-    within, fewest = groups_within(), _fewest_zero_groups()  # within: leave_at_once's groups
-    nines = [d for d, (_, _, target) in enumerate(exits) if target == out]
-    doors_into = [[d for d, door in enumerate(exits) if door[2] == r] for r in range(out)]
-    doors_out_of = [[d for d, door in enumerate(exits) if door[1] == r] for r in range(out)]
-
-    @cache
-    def leave_at_once(players: int, residues: tuple) -> bool:
-        """Whether these players can be split into groups, one per door of the given residues."""
-        if not players:
-            return True
-        lowest = players & -players
-        for i, residue in enumerate(residues):
-            if i and residues[i - 1] == residue:
-                continue
-            rest = residues[:i] + residues[i + 1:]
-            if any(g & lowest and leave_at_once(players ^ g, rest) for g in within[residue][players]):
-                return True
-        return False
-
-    def hopeless(standing: tuple, used: int) -> bool:
-        if fewest[everyone ^ standing[out]] > sum(1 for d in nines if not used >> d & 1):
-            return True
-        hopeful = {exits[d][1] for d in nines if not used >> d & 1}  # rooms that can still reach a door 9
-        frontier = list(hopeful)
-        while frontier:
-            room = frontier.pop()
-            for d in doors_into[room]:
-                origin = exits[d][1]
-                if not used >> d & 1 and origin not in hopeful:
-                    hopeful.add(origin)
-                    frontier.append(origin)
-        for room in range(out):
-            if not standing[room]:
-                continue
-            if room not in hopeful:
-                return True
-            if all(used >> d & 1 for d in doors_into[room]):
-                residues = tuple(sorted(exits[d][0] for d in doors_out_of[room] if not used >> d & 1))
-                if not leave_at_once(standing[room], residues):
-                    return True
-        return False
+    hopeless = _Hopeless(exits, out, everyone).hopeless
 
     rng = random.Random(seed)
     start = (tuple([everyone] + [0] * out), 0)

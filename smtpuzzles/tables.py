@@ -1,4 +1,5 @@
-"""What a batch shows: the live board while jobs run and the summary table after.
+"""Tables of runs: the live board a batch shows while its jobs run, the summary table after it, and
+the cells `smtpuzzles results` shares with them (status, value, the answer of a unique or count run).
 
 Both fit an 80-column terminal: borderless tables, one line per job, long names cut with an
 ellipsis (summary.json keeps them whole). The live rows are read from the jobs' own ledgers, so the
