@@ -23,7 +23,9 @@ from pathlib import Path
 
 from pysat.solvers import Solver
 
-from smtpuzzles import proof, puzzles
+from smtpuzzles import puzzles
+
+from smtpuzzles.proofs import proof
 from smtpuzzles.objective import claim_terms
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -44,24 +44,24 @@ DEFAULTS = {
     "smtpuzzles/puzzles/tatamibari/board.py:referee,shape_fits": REFEREE_TESTS,
     "smtpuzzles/puzzles/rogue/walks.py:referee,walk_of,check_closed": REFEREE_TESTS,
     "smtpuzzles/driver.py": ["tests/test_failure_paths.py"],
-    "smtpuzzles/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",
+    "smtpuzzles/folders/ledger.py": ["tests/test_failure_paths.py", "tests/test_writer_safety.py",
                              "tests/test_ledger_mutants.py"],
     # These build each run once per process and audit copies of it, in seconds; the slower attack
     # tests (test_audit_hostile, test_audit_attacks, test_lrat) are left out for time (--tests adds them).
-    "smtpuzzles/auditor.py": ["tests/test_audit_mutants.py"],
+    "smtpuzzles/auditing/auditor.py": ["tests/test_audit_mutants.py"],
     # The proof checkers every checked claim rests on: measured by their own tests only (a mutant
     # that accepts a proof of a satisfiable formula must fail test_checker_soundness). Not in the
     # default run (DEFAULT_TARGETS): each takes an hour or more; name them (`lrat`, `drup`).
-    "smtpuzzles/lrat.py": CHECKER_TESTS,
-    "smtpuzzles/drup.py": CHECKER_TESTS,
+    "smtpuzzles/proofs/lrat.py": CHECKER_TESTS,
+    "smtpuzzles/proofs/drup.py": CHECKER_TESTS,
 }
-DEFAULT_TARGETS = [t for t in DEFAULTS if t not in ("smtpuzzles/lrat.py", "smtpuzzles/drup.py")]
+DEFAULT_TARGETS = [t for t in DEFAULTS if t not in ("smtpuzzles/proofs/lrat.py", "smtpuzzles/proofs/drup.py")]
 # Short names for targets (`lrat`, or `lrat:_Checker._check_lemma`).
-ALIASES = {"lrat": "smtpuzzles/lrat.py", "drup": "smtpuzzles/drup.py"}
+ALIASES = {"lrat": "smtpuzzles/proofs/lrat.py", "drup": "smtpuzzles/proofs/drup.py"}
 # mutmut stops a mutant's tests after (their time + 1 s) x this x 2 seconds of CPU (its default
 # multiplier is 15). A checker mutant that loops (a watch index stepping back) would hold the
 # machine for 20 minutes at 15; their tests' times are steady, so a smaller margin is safe.
-TIMEOUT_MULTIPLIER = {"smtpuzzles/lrat.py": 3.0, "smtpuzzles/drup.py": 3.0}
+TIMEOUT_MULTIPLIER = {"smtpuzzles/proofs/lrat.py": 3.0, "smtpuzzles/proofs/drup.py": 3.0}
 KILLED = {1, 3}  # pytest failed (3: an internal error, which a mutant also causes)
 TIMEOUT = {24, -24, 36, 152, 255}
 NO_TESTS = {5, 33}

@@ -6,7 +6,7 @@ cost: the time, the proof's size, and whether results/ (50 MB in all) has room t
     python scripts/prove_references.py --store         # and store each that fits the budget
 
 Each record is copied to a scratch folder and `smtpuzzles certify` runs on the copy (the encoder's
-stored proof is kept; the reference proof is made, checked by smtpuzzles.lrat and stored there).
+stored proof is kept; the reference proof is made, checked by smtpuzzles.proofs.lrat and stored there).
 Nothing in results/ changes unless --store is given and the proof fits.
 """
 
@@ -66,7 +66,7 @@ def main() -> int:
             print(f"{entry['board']:<18} {seconds:8.1f} {record['lemmas']:>9,} {size / 1e6:10.1f}  {'yes' if fits else 'no'}",
                   flush=True)
             if args.store and fits:  # as certify stores it: the files, then run.json, under the folder's lock
-                from smtpuzzles.ledger import store_proof
+                from smtpuzzles.folders.ledger import store_proof
 
                 sealed = json.loads((published / "run.json").read_text())["last_step_sha256"]
                 store_proof(published, sealed, {name: (copy / name).read_bytes() for name in FILES}, record,

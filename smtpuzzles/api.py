@@ -70,7 +70,7 @@ def audit(run_dir: str | Path, *, proof: bool = False, resolve: bool = False, so
     """Audit a run folder without trusting it (`smtpuzzles audit`): `proof` checks the stored
     LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5. An unreadable or
     tampered folder raises `LedgerError` (an `InputError`) naming the file and the place."""
-    from smtpuzzles.auditor import audit as audit_folder
+    from smtpuzzles.auditing.auditor import audit as audit_folder
 
     report = audit_folder(Path(run_dir), resolve="certificate" if resolve is True else (resolve or None),
                           solvers=tuple(solvers), timeout=time_limit, proof=proof)

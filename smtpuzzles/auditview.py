@@ -20,7 +20,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from smtpuzzles.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
+from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker

@@ -22,12 +22,12 @@ from rich.console import Console
 from rich.live import Live
 
 from smtpuzzles import puzzles
-from smtpuzzles.statuses import ANSWERED
+from smtpuzzles.folders.statuses import ANSWERED
 from smtpuzzles.tables import ProgressBoard, answer_fields, summary_table
 from smtpuzzles.cluster import dask_client, require_dask
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch
-from smtpuzzles.locking import FolderBusy, FolderLock, require_locks
+from smtpuzzles.folders.locking import FolderBusy, FolderLock, require_locks
 from smtpuzzles.results import collect_results, results_table
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -79,8 +79,8 @@ def engine_defaults(name: str) -> dict:
 def check_intact(run_dir: Path) -> None:
     """The folder as the audit reads it (schema, caps, hash chain, seal) and its instance: a broken
     ledger is never reported as an answer, nor resumed."""
-    from smtpuzzles.readback import recorded_instance
-    from smtpuzzles.runfolder import open_run
+    from smtpuzzles.folders.readback import recorded_instance
+    from smtpuzzles.folders.runfolder import open_run
 
     try:
         run = open_run(run_dir).run
@@ -115,7 +115,7 @@ def run_job(spec: dict) -> dict:
 
 def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
     from smtpuzzles import run as runner
-    from smtpuzzles.runfolder import read_run_json
+    from smtpuzzles.folders.runfolder import read_run_json
 
     earlier = runs_newest_first(folder)
     chosen = None
@@ -228,7 +228,7 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
 
 
 def write_summary(out: Path, rows: list[dict]) -> None:
-    from smtpuzzles.ledger import write_atomic
+    from smtpuzzles.folders.ledger import write_atomic
 
     out.mkdir(parents=True, exist_ok=True)
     # Atomic: a second batch sharing OUT may write its own summary at the same moment; each file

@@ -125,7 +125,7 @@ def solve_cube(job: dict, claim: dict, timeout: float | None, stop_name: str) ->
     only a solution (JSON) travels back."""
     from smtpuzzles.engines import make_engine
     from smtpuzzles import puzzles
-    from smtpuzzles.ledger import canonical_json
+    from smtpuzzles.canonical import canonical_json
 
     key = canonical_json(job)
     with _worker_lock:  # a worker's threads take turns on its one engine

@@ -57,7 +57,7 @@ Optional (default in brackets):
                                             [...]}, {"op": "first"}; None where it has none [absent:
                                             the audit says the claim rests on the encoder]
   brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search,
-                                            by a search from the rules: `smtpuzzles.crosscheck`
+                                            by a search from the rules: `smtpuzzles.auditing.crosscheck`
                                             holds solve, unique, count and the optimum (the largest
                                             `value`) to it; the contract test runs it on every
                                             example, a plug-in's tests on boards they generate

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from smtpuzzles.cubes import with_cube, without_cube
 from smtpuzzles.formula import smt2
-from smtpuzzles.ledger import canonical_json
+from smtpuzzles.canonical import canonical_json
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import Outcome, RefereeRejected, claim_terms, describe, kind_of, stopped
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from smtpuzzles.durations import duration
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.objectives import kind_of_claim, known
-from smtpuzzles.statuses import RESUMABLE
+from smtpuzzles.folders.statuses import RESUMABLE
 
 RECENT_MINUTES = 10  # the window of solver time the recent rate is measured over
 RECENT_CHECKS = 5  # ...but never fewer checks than this: one 12-minute check is no rate
@@ -180,7 +180,7 @@ class LiveRun:
 def read_live(path: Path, now: float | None = None) -> LiveRun:
     """A run folder's progress, read without its lock (a writer may hold it) through the one
     reader, which leaves out a half-written last line of a running run."""
-    from smtpuzzles.runfolder import STEPS, open_run
+    from smtpuzzles.folders.runfolder import STEPS, open_run
 
     folder = open_run(Path(path))
     progress = summarise(folder.steps, folder.run.get("objective"), str(folder.path / STEPS))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from smtpuzzles.drawing import titled
-from smtpuzzles.statuses import RESUMABLE
+from smtpuzzles.folders.statuses import RESUMABLE
 
 STATUS_WORDS = {
     "optimal": "optimal (proved best)",
@@ -73,7 +73,7 @@ def show_drawing(run_dir: Path) -> str | None:
     """`show --svg`: the run folder read again through the checked reader, its solution drawn only
     when it passes the referee (a folder is anyone's data), else the instance alone."""
     from smtpuzzles.live import read_live
-    from smtpuzzles.readback import Rules, recorded_instance
+    from smtpuzzles.folders.readback import Rules, recorded_instance
 
     folder = read_live(run_dir).folder
     run = folder.run

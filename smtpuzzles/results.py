@@ -55,9 +55,9 @@ def run_label(relative: str) -> str:
 
 def collect_results(folder: Path, with_audit: bool = True, progress: list | None = None) -> list[dict]:
     """One row per run folder found under `folder`: what it solved, its status, whether it audits."""
-    from smtpuzzles.auditor import audit
+    from smtpuzzles.auditing.auditor import audit
     from smtpuzzles.errors import LedgerError
-    from smtpuzzles.runfolder import open_run
+    from smtpuzzles.folders.runfolder import open_run
 
     if not folder.exists():
         raise InputError("no such folder", str(folder))

@@ -18,13 +18,13 @@ from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
 from smtpuzzles.formula import unreadable_name
 from smtpuzzles.objectives import kind_of
-from smtpuzzles.ledger import Ledger
-from smtpuzzles.locking import require_locks
-from smtpuzzles.statuses import ANSWERED
+from smtpuzzles.folders.ledger import Ledger
+from smtpuzzles.folders.locking import require_locks
+from smtpuzzles.folders.statuses import ANSWERED
 from smtpuzzles.objectives import claim_terms
-from smtpuzzles.runfolder import open_run
-from smtpuzzles import readback
-from smtpuzzles.readback import (Rules, check_replayable, instance_sha, recorded_claim_terms, recorded_instance,
+from smtpuzzles.folders.runfolder import open_run
+from smtpuzzles.folders import readback
+from smtpuzzles.folders.readback import (Rules, check_replayable, instance_sha, recorded_claim_terms, recorded_instance,
                                  same_json, todays_encoding)
 from smtpuzzles.symmetry import require as require_lemma
 
@@ -275,9 +275,9 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     a run whose base formula today's encoder no longer writes is refused. The proof is made and
     checked before anything is written (`proof.certify_query`); the audit checks it again, against
     the query it builds itself, with `audit --proof`. Returns the updated run record."""
-    from smtpuzzles import proof as proofs
-    from smtpuzzles.ledger import store_proof
-    from smtpuzzles.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
+    from smtpuzzles.proofs import proof as proofs
+    from smtpuzzles.folders.ledger import store_proof
+    from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
 
     run_dir = Path(run_dir)
     folder = open_run(run_dir)

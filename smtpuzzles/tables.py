@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from smtpuzzles.render import STATUS_STYLE
-from smtpuzzles.statuses import ANSWERED, UNANSWERED
+from smtpuzzles.folders.statuses import ANSWERED, UNANSWERED
 
 
 

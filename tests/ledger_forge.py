@@ -7,7 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from smtpuzzles.ledger import canonical_json
+from smtpuzzles.canonical import canonical_json
 
 
 def read_ledger(run_dir: Path) -> tuple[dict, list[dict]]:

@@ -1,9 +1,9 @@
 """dratify's second opinion on the proofs this package checks (tests only: the package's own checkers
-are smtpuzzles.drup and smtpuzzles.lrat). dratify is independent pure Python and checks forward."""
+are smtpuzzles.proofs.drup and smtpuzzles.proofs.lrat). dratify is independent pure Python and checks forward."""
 
 from __future__ import annotations
 
-from smtpuzzles.proof import Dimacs, Proof, ProofError
+from smtpuzzles.proofs.proof import Dimacs, Proof, ProofError
 
 
 def dratify_check(query: Dimacs | str | bytes, proof: Proof | bytes) -> tuple[bool, str]:

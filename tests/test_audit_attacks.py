@@ -26,9 +26,9 @@ from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import puzzles
 from smtpuzzles.formula import smt2
-from smtpuzzles.ledger import canonical_json
+from smtpuzzles.canonical import canonical_json
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.runfolder import MAX_STEPS_FILE
+from smtpuzzles.folders.runfolder import MAX_STEPS_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 TATAMIBARI = ROOT / "smtpuzzles" / "examples" / "tatamibari"
@@ -361,7 +361,7 @@ def _many_steps(run_dir: Path, count: int) -> int:
     return (run_dir / "steps.jsonl").stat().st_size
 
 
-PEAK = "import resource, sys; from pathlib import Path; from smtpuzzles.auditor import audit; " \
+PEAK = "import resource, sys; from pathlib import Path; from smtpuzzles.auditing.auditor import audit; " \
        "audit(Path(sys.argv[1])); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 
 

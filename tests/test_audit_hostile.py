@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import puzzles
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
@@ -312,7 +312,7 @@ def test_memory_stays_bounded(cli, tmp_path, what, damage, code, fragment):
 # ---------------------------------------------------------------------------------- using the audit
 def test_a_missing_solver_is_named_with_its_install_command(cli, monkeypatch):
     run_dir = nonary_run(cli, ONE_DOOR)
-    monkeypatch.setattr("smtpuzzles.auditor.solver_available", lambda solver: solver != "cvc5")
+    monkeypatch.setattr("smtpuzzles.auditing.auditor.solver_available", lambda solver: solver != "cvc5")
     code, out, err = cli("audit", run_dir, "--resolve")
     assert code == 4
     assert "cvc5 is not installed" in flat(out) and "pip install 'smtpuzzles[audit]'" in flat(out)
@@ -461,11 +461,11 @@ def test_results_marks_a_bad_folder_and_lists_the_rest(cli, tmp_path):
 
 
 def test_a_checked_proof_backs_a_true_claim_and_none_exists_for_a_false_one(cli):
-    """--proof: a proof-logging solver refutes the derived query and smtpuzzles.drup checks it; for
+    """--proof: a proof-logging solver refutes the derived query and smtpuzzles.proofs.drup checks it; for
     the forged optimum of 4 on [[9,0,-1]] (seeds: 5) no proof exists, so the claim fails."""
     good = nonary_run(cli, ONE_DOOR)
     code, out, _ = cli("audit", good, "--proof")
-    assert code == 0 and "audit clean" in out and "checked by smtpuzzles.drup" in flat(out)
+    assert code == 0 and "audit clean" in out and "checked by smtpuzzles.proofs.drup" in flat(out)
     forged = nonary_run(cli, ONE_DOOR)
     forge_false_optimum(forged, with_certificate=True)
     code, out, _ = cli("audit", forged, "--proof")

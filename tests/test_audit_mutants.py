@@ -1,6 +1,6 @@
 """The audit's every finding, held to its exact words, section, verdict and exit status: on real
 runs of each kind of claim, and on each the one tampering a check exists for. Written against the
-mutants mutmut left alive in smtpuzzles/auditor.py (scripts/mutation.py); each test fails on at
+mutants mutmut left alive in smtpuzzles/auditing/auditor.py (scripts/mutation.py); each test fails on at
 least one of them.
 
 Ground truth never comes from the audit: optima, counts and uniqueness are the seeds'
@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 
 from ledger_forge import forge_chain, read_ledger, write_gz_text
-from smtpuzzles import auditor as audit_module
-from smtpuzzles import proof as proofs
+from smtpuzzles.auditing import auditor as audit_module
+from smtpuzzles.proofs import proof as proofs
 from smtpuzzles import puzzles
-from smtpuzzles.auditor import INSTALL_HINT, Finding, Report, _meets, audit
+from smtpuzzles.auditing.auditor import INSTALL_HINT, Finding, Report, _meets, audit
 from smtpuzzles.cli import main
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.readback import Rules
+from smtpuzzles.folders.readback import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "smtpuzzles" / "examples"
@@ -50,7 +50,7 @@ def main_proof_only(monkeypatch):
     proof on the reference encoding (tests/test_reference_claims.py) is left out of them."""
     import smtpuzzles.run
 
-    monkeypatch.setattr(smtpuzzles.readback, "reference_query", lambda module, instance, claim, where: None)
+    monkeypatch.setattr(smtpuzzles.folders.readback, "reference_query", lambda module, instance, claim, where: None)
 
 
 # kind -> the `smtpuzzles solve` arguments of a pristine run of it
@@ -983,7 +983,7 @@ def test_a_checked_proof_makes_the_audit_clean(run_of):
     (found,) = texts(report, "proof")
     assert found[0] is True
     assert re.fullmatch(r"DRUP proof of the refutation \([\d,]+ variables, \d+\.\d MB\) made by \S+ in \d+\.\d s, "
-                        r"checked by smtpuzzles\.drup in \d+\.\d s", found[1]), found[1]
+                        r"checked by smtpuzzles\.proofs\.drup in \d+\.\d s", found[1]), found[1]
     assert report.evidence[-1] == found[1] and (report.verdict, report.unchecked_unsat) == ("clean", False)
     assert [(e["query"], e["solver"], e["state"]) for e in events] == [
         ("certificate", f"{proofs.DEFAULT_SOLVER} proof", "started"), ("certificate", f"{proofs.DEFAULT_SOLVER} proof", "done")]
@@ -1062,8 +1062,8 @@ def test_a_stored_proof_is_checked_against_the_query_built_here(run_of, monkeypa
     assert found[0] is True and report.proof_stored is True
     sizes = f"{record['lemmas']:,} lemmas, {record['bytes'] / 1e6:.1f} MB"
     against = f"the query built here ({record['variables']:,} variables)"
-    assert re.fullmatch(re.escape(f"LRAT proof stored in the folder ({sizes}), checked against {against} by smtpuzzles.lrat in ")
-                        + r"\d+\.\d s", found[1]), found[1]
+    assert re.fullmatch(re.escape(f"LRAT proof stored in the folder ({sizes}), checked against {against} by "
+                                  "smtpuzzles.proofs.lrat in ") + r"\d+\.\d s", found[1]), found[1]
     assert report.evidence[-1] == found[1] and (report.verdict, report.unchecked_unsat) == ("clean", False)
     assert [(e["query"], e["solver"], e["state"]) for e in events] == [
         ("certificate", "its stored LRAT proof", "started"), ("certificate", "its stored LRAT proof", "done")]
@@ -1186,7 +1186,7 @@ def test_proof_all_proves_every_other_refuted_claim_once(run_of, fake_prover):
     report = audit(run_dir, proof="all", progress=events.append)
     assert sorted(asked) == sorted([step_query(run_dir, closing)] + [step_query(run_dir, c) for _, c in others])
     words = (f"{len(others)} recorded UNSAT step queries built by today's encoder, each refuted with a DRUP proof "
-             "checked by smtpuzzles.drup")
+             "checked by smtpuzzles.proofs.drup")
     assert texts(report, "proof")[-1] == (True, words) and report.evidence[-1] == words
     labels = [e["query"] for e in events if e["state"] == "started"]
     assert labels == ["certificate"] + [f"step {i}" for i, _ in others]
@@ -1209,7 +1209,7 @@ def test_proof_all_names_each_step_without_a_checked_proof(run_of, fake_prover):
         (False, f"step {i2} ({describe(c2)[:50]}): no checked proof: the query is satisfiable"),
         (None, f"step {i3} ({describe(c3)[:50]}): no checked proof: glucose42 ran out of time"),
         (True, f"{len(rest)} recorded UNSAT step quer{'y' if len(rest) == 1 else 'ies'} built by today's encoder, "
-               "each refuted with a DRUP proof checked by smtpuzzles.drup")]
+               "each refuted with a DRUP proof checked by smtpuzzles.proofs.drup")]
     answered = {e["query"]: e["answer"] for e in events if e["state"] == "done"}
     assert (answered[f"step {i1}"], answered[f"step {i2}"], answered[f"step {i3}"]) == ("no proof",) * 3
 
@@ -1222,7 +1222,8 @@ def test_proof_all_with_one_step_proved_says_query(run_of, fake_prover):
     fake_prover(lambda query: query.data in wanted or "no proof here")
     report = audit(run_dir, proof="all")
     assert texts(report, "proof")[-1] == (
-        True, "1 recorded UNSAT step query built by today's encoder, each refuted with a DRUP proof checked by smtpuzzles.drup")
+        True, "1 recorded UNSAT step query built by today's encoder, each refuted with a DRUP proof checked by "
+              "smtpuzzles.proofs.drup")
 
 
 def test_proof_all_of_a_run_that_claims_nothing_proves_every_refutation(run_of, fake_prover):
@@ -1463,7 +1464,7 @@ def test_a_proof_made_here_reports_its_size_time_and_limit(run_of, monkeypatch):
     (ok, words), = texts(report, "proof")
     assert asked == [7.5] and ok is True
     assert re.fullmatch(r"DRUP proof of the refutation \([\d,]+ variables, 1\.1 MB\) made by fake in 5\.0 s, "
-                        r"checked by smtpuzzles\.drup in \d+\.\d s", words), words
+                        r"checked by smtpuzzles\.proofs\.drup in \d+\.\d s", words), words
     assert float(words.rsplit(" in ", 1)[1].removesuffix(" s")) <= took + 0.05
     assert events[0]["verb"] == "proving" and isinstance(events[0]["at"], float)
     assert 5.0 <= events[1]["seconds"] <= 5.0 + took

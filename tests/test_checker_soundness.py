@@ -1,5 +1,5 @@
-"""Soundness of the two proof checkers every checked claim rests on: smtpuzzles.lrat (linear LRAT)
-and smtpuzzles.drup (backward DRUP).
+"""Soundness of the two proof checkers every checked claim rests on: smtpuzzles.proofs.lrat (linear LRAT)
+and smtpuzzles.proofs.drup (backward DRUP).
 
 Each bogus proof below is checked against a formula that is satisfiable, shown so by a model the
 test names or finds by brute force: accepting the proof would be a false UNSAT. Where a bogus
@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
-from smtpuzzles import proof
-from smtpuzzles.drup import check_drup, to_lrat
-from smtpuzzles.lrat import Limits, check_lrat
+from smtpuzzles.proofs import proof
+from smtpuzzles.proofs.drup import check_drup, to_lrat
+from smtpuzzles.proofs.lrat import Limits, check_lrat
 
 
 # ------------------------------------------------------------------------------ the formulas' truth

@@ -15,8 +15,8 @@ import pytest
 from conftest import one_error_line
 from smtpuzzles import puzzles
 from smtpuzzles import run as runner
-from smtpuzzles.ledger import Ledger, write_atomic
-from smtpuzzles.locking import FolderBusy, FolderLock
+from smtpuzzles.folders.ledger import Ledger, write_atomic
+from smtpuzzles.folders.locking import FolderBusy, FolderLock
 
 
 def smtpuzzles(*args) -> subprocess.Popen:

@@ -70,7 +70,7 @@ def test_examples_round_trip_and_encode(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_first_example_solves_is_refereed_drawn_and_audits_clean(name, tmp_path):
     from smtpuzzles import run as runner
-    from smtpuzzles.auditor import audit
+    from smtpuzzles.auditing.auditor import audit
 
     puzzle = puzzles.get(name)
     example = next(iter(puzzle.examples()))

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from smtpuzzles import puzzles, run as runner
-from smtpuzzles.auditor import SHOWN_MODEL_FAILURES, audit
+from smtpuzzles.auditing.auditor import SHOWN_MODEL_FAILURES, audit
 from smtpuzzles.contract import Puzzle
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.errors import PuzzleError

@@ -1,4 +1,4 @@
-"""The contract's brute_force hook: `smtpuzzles.crosscheck` holds every mode's answer (solve, unique,
+"""The contract's brute_force hook: `smtpuzzles.auditing.crosscheck` holds every mode's answer (solve, unique,
 count, optimum, infeasible) against a search written from the rules, on every bundled example of
 every puzzle that has the hook and on small generated boards, and it must catch an encoder that is
 stricter than the rules."""
@@ -10,7 +10,7 @@ import random
 import pytest
 
 from smtpuzzles import puzzles
-from smtpuzzles.crosscheck import cross_check
+from smtpuzzles.auditing.crosscheck import cross_check
 from smtpuzzles.puzzles import tatamibari
 from smtpuzzles.puzzles.search import tatamibari as search
 from tests.brute_tatamibari import rectangles, solutions as cell_filling_solutions

@@ -14,7 +14,7 @@ from brute_kingtour import best_overall
 from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger
 from smtpuzzles import run as runner
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.cubes import coverage_problem
 from smtpuzzles.puzzles import kingtour
 

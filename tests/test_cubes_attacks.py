@@ -18,7 +18,7 @@ from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import run as runner
 from smtpuzzles import symmetry
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.cubes import coverage_problem
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe

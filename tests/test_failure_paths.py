@@ -20,8 +20,8 @@ from smtpuzzles import driver as drv
 from smtpuzzles.engines import CheckResult
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import CNF, Formula, lit
-from smtpuzzles.ledger import Ledger
-from smtpuzzles.runfolder import chain_end, read_run_json, read_steps, seal_problem
+from smtpuzzles.folders.ledger import Ledger
+from smtpuzzles.folders.runfolder import chain_end, read_run_json, read_steps, seal_problem
 from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
 from smtpuzzles.puzzles import nonary
 from test_differential import COUNTED, tatamibari_solutions
@@ -648,7 +648,8 @@ def test_unreadable_run_json_is_one_ledger_error(tmp_path):
 def test_a_new_run_folder_holds_what_it_promises(tmp_path):
     import gzip
 
-    from smtpuzzles.ledger import GENESIS, header_genesis, sha256_text
+    from smtpuzzles.canonical import sha256_text
+    from smtpuzzles.folders.ledger import GENESIS, header_genesis
 
     ledger = Ledger.create(tmp_path / "deep" / "runs", dict(HEADER, mode="count"), "the input", "(assert true)\n")
     run = read_json(ledger.dir / "run.json")
@@ -716,7 +717,7 @@ def test_the_writers_count_of_damaged_bytes(tmp_path):
 
 
 def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
-    from smtpuzzles.ledger import write_atomic
+    from smtpuzzles.folders.ledger import write_atomic
 
     path = tmp_path / "run.json"
     write_atomic(path, "old")
@@ -840,7 +841,8 @@ def test_lexicographic_bound_with_repeated_values():
 
 
 def test_ledger_errors_name_their_file(tmp_path):
-    from smtpuzzles.ledger import canonical_json, now
+    from smtpuzzles.canonical import canonical_json
+    from smtpuzzles.folders.ledger import now
 
     (tmp_path / "run.json").write_text("[1,")
     with pytest.raises(LedgerError) as caught:

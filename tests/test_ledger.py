@@ -13,7 +13,7 @@ import pytest
 
 from conftest import one_error_line
 from ledger_forge import forge_chain
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 
 
 def solved_run(cli, *args) -> Path:

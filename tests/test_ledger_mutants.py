@@ -1,7 +1,7 @@
 """The ledger's writers and readers, held to what they promise byte for byte: file modes, exact
 messages and places, the gzip bytes, torn tails cut at chunk edges, folder names at their limit,
 locks held for as long as a writer lives. Written against the mutants mutmut left alive in
-smtpuzzles/ledger.py (scripts/mutation.py); each test fails on at least one of them.
+smtpuzzles/folders/ledger.py (scripts/mutation.py); each test fails on at least one of them.
 
 Expected values are literals, the standard library (zlib, hashlib, json), or a frozen clock the
 test picks: never the ledger's own output.
@@ -24,11 +24,11 @@ import pytest
 
 from conftest import fails_instead_of_hanging
 
-from smtpuzzles import ledger as ledger_module
+from smtpuzzles.folders import ledger as ledger_module
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.ledger import GENESIS, Ledger, cut_torn_tail, store_proof, write_atomic, write_gz
-from smtpuzzles.runfolder import read_run_json
-from smtpuzzles.locking import FolderBusy, FolderLock
+from smtpuzzles.folders.ledger import GENESIS, Ledger, cut_torn_tail, store_proof, write_atomic, write_gz
+from smtpuzzles.folders.runfolder import read_run_json
+from smtpuzzles.folders.locking import FolderBusy, FolderLock
 
 SHA = "cd" * 32
 HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": SHA,
@@ -40,7 +40,7 @@ STAMP = "2024-02-29T23:59:58+0000"
 
 
 class FrozenClock:
-    """Stands in for the `time` module inside smtpuzzles.ledger: every reading is MOMENT."""
+    """Stands in for the `time` module inside smtpuzzles.folders.ledger: every reading is MOMENT."""
 
     @staticmethod
     def strftime(fmt: str) -> str:
@@ -362,7 +362,7 @@ def test_folders_read_the_same_under_the_c_locale(tmp_path):
     ledger.finish("unknown", None)
     expected = read_run_json(ledger.dir)["instance"]
     assert expected == header["instance"]
-    script = ("import json, sys; from smtpuzzles.runfolder import read_run_json; "
+    script = ("import json, sys; from smtpuzzles.folders.runfolder import read_run_json; "
               "print(json.dumps(read_run_json(sys.argv[1])['instance']))")
     env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
     done = subprocess.run([sys.executable, "-c", script, str(ledger.dir)], capture_output=True, text=True, env=env)

@@ -165,7 +165,7 @@ def test_show_reads_a_run_while_its_writer_holds_the_lock(cli, capsys, tmp_path)
     from smtpuzzles import puzzles
     from smtpuzzles import run as runner
     from smtpuzzles.cli import main
-    from smtpuzzles.locking import FolderBusy, FolderLock
+    from smtpuzzles.folders.locking import FolderBusy, FolderLock
 
     module = puzzles.get("kingtour")
     instance = module.load(None, "-", {"size": 6, "box": "2x3"})
@@ -345,7 +345,7 @@ def test_show_follow_keeps_waiting_while_a_writer_holds_a_sealed_run(cli, tmp_pa
     import sys
     import time
 
-    from smtpuzzles.locking import FolderLock, writer_active
+    from smtpuzzles.folders.locking import FolderLock, writer_active
 
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])

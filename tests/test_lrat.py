@@ -1,7 +1,7 @@
 """Stored proofs: LRAT written from a checked DRUP proof, the linear LRAT checker, `certify`, and
 `audit --proof` on a folder that holds a proof.
 
-The LRAT checker (smtpuzzles.lrat) is tested against dratify, an independent DRUP checker: every
+The LRAT checker (smtpuzzles.proofs.lrat) is tested against dratify, an independent DRUP checker: every
 LRAT proof it accepts must also pass dratify once ids and hints are dropped, on proofs that must
 pass and on mutated ones. Expected answers come from brute force, the rules, or dratify.
 """
@@ -18,9 +18,9 @@ import pytest
 from brute_kingtour import best_overall
 from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
-from smtpuzzles import proof
-from smtpuzzles.drup import check_drup, to_lrat
-from smtpuzzles.lrat import check_lrat
+from smtpuzzles.proofs import proof
+from smtpuzzles.proofs.drup import check_drup, to_lrat
+from smtpuzzles.proofs.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
 from tests.second_opinion import dratify_check, lrat_as_drup
@@ -379,7 +379,7 @@ def test_certify_with_a_time_limit_too_short_stores_nothing_and_exits_1(cli):
 
 
 def test_certify_waits_for_no_one_a_busy_folder_is_refused(cli):
-    from smtpuzzles.locking import FolderLock
+    from smtpuzzles.folders.locking import FolderLock
 
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--engine", "sat", code=0)
     run_dir = Path(result["run_dir"])

@@ -11,7 +11,7 @@ import pytest
 from brute_nonary import most_escapees
 from conftest import SEED_CASES, one_error_line
 from smtpuzzles import run as runner
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.errors import InputError
 from smtpuzzles.puzzles import nonary
 

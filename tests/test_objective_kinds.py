@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from smtpuzzles import objectives, puzzles
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.contract import Puzzle
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, lit
 from smtpuzzles.live import summarise, summary_line
-from smtpuzzles.runfolder import open_run
+from smtpuzzles.folders.runfolder import open_run
 from tests import kind_min
 
 EDGES = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (3, 4), (4, 5)]

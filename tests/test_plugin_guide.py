@@ -14,7 +14,7 @@ import pytest
 
 from smtpuzzles import puzzles
 from smtpuzzles.contract import Puzzle, problems
-from smtpuzzles.crosscheck import cross_check
+from smtpuzzles.auditing.crosscheck import cross_check
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "plugins.md"

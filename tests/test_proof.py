@@ -14,8 +14,8 @@ import pytest
 from brute_kingtour import best_overall
 from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
-from smtpuzzles import proof
-from smtpuzzles.drup import check_drup
+from smtpuzzles.proofs import proof
+from smtpuzzles.proofs.drup import check_drup
 from smtpuzzles.formula import CNF, Formula, all_of, any_of, lit, neg
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari

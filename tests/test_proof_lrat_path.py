@@ -1,7 +1,7 @@
 """certify_query's CaDiCaL path: CaDiCaL 1.9.5 writes LRAT (through python-sat internals, isolated in
-`proof.cadical_lrat_solver`), `proof.trim_lrat` keeps what the refutation used, smtpuzzles.lrat checks it.
+`proof.cadical_lrat_solver`), `proof.trim_lrat` keeps what the refutation used, smtpuzzles.proofs.lrat checks it.
 
-Every proof made here must pass smtpuzzles.lrat and dratify (an independent checker, reading the LRAT
+Every proof made here must pass smtpuzzles.proofs.lrat and dratify (an independent checker, reading the LRAT
 as DRUP); the trim must keep every lemma a kept hint names (its proof checks exactly when CaDiCaL's
 whole proof does, and holds nothing CaDiCaL's does not); a python-sat without the internals falls
 back to the DRUP path with one line saying so. Expected answers come from brute force or the rules."""
@@ -14,8 +14,8 @@ from brute_kingtour import best_overall
 from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
 from test_proof import INFEASIBLE_BOARD, UNIQUE_BOARD, _as_dimacs, _pigeonhole, one_line
-from smtpuzzles import proof
-from smtpuzzles.lrat import check_lrat
+from smtpuzzles.proofs import proof
+from smtpuzzles.proofs.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
 from tests.second_opinion import dratify_check, lrat_as_drup

@@ -15,7 +15,7 @@ from hypothesis import settings, given, strategies as st
 from conftest import SEED_CASES, one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import run as runner
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.puzzles import rogue
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "rogue"

@@ -68,7 +68,7 @@ def test_a_symmetry_that_moves_a_clue_is_refused_by_the_check_the_run_and_the_au
     # A run made by a tool that skipped the check: the audit finds the lemma false and fails.
     monkeypatch.setattr(runner, "require_lemma", lambda enc: None)
     outcome, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot-sym")
-    from smtpuzzles.auditor import audit
+    from smtpuzzles.auditing.auditor import audit
 
     report = audit(ledger.dir)
     assert report.exit_code == 1

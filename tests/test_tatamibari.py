@@ -13,7 +13,7 @@ import pytest
 from brute_tatamibari import rectangles as brute_rectangles
 from brute_tatamibari import solutions as brute_solutions
 from conftest import DATA, SEED_CASES, one_error_line
-from smtpuzzles.auditor import audit
+from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.puzzles import tatamibari as T
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED_CASES, one_error_line, fails_instead_of_hanging
-from smtpuzzles import locking
+from smtpuzzles.folders import locking
 from smtpuzzles.engines.z3engine import Z3Engine
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import SmtBuilder, lit
-from smtpuzzles.ledger import Ledger, write_atomic, write_gz
-from smtpuzzles.locking import FolderLock
+from smtpuzzles.folders.ledger import Ledger, write_atomic, write_gz
+from smtpuzzles.folders.locking import FolderLock
 from smtpuzzles.puzzles import nonary
 
 HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "cd" * 32,

@@ -34,7 +34,7 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
     progress (where, best so far, checks per minute, slowest checks, estimate), a finished one its
     result and one progress line. `compact` (a live display): the panel and the best value only."""
     from smtpuzzles.live import UNFINISHED, duration, fields as progress_fields, read_live, summary_line
-    from smtpuzzles.readback import Rules, recorded_instance
+    from smtpuzzles.folders.readback import Rules, recorded_instance
 
     live = read_live(run_dir)  # checked like the audit reads it (schema, caps, chain), with no lock taken
     folder, progress = live.folder, live.progress
@@ -87,7 +87,7 @@ def follow_show(run_dir: Path, console: Console) -> None:
     in place; elsewhere a line is printed each time it changes. The caller prints the whole
     picture after."""
     from smtpuzzles import live as progress
-    from smtpuzzles.locking import writer_active
+    from smtpuzzles.folders.locking import writer_active
 
     def going(run) -> bool:  # sealed but locked: a resume has just taken the folder, and will unseal it
         return run["status"] == "running" or writer_active(run_dir)

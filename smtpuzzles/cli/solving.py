@@ -55,7 +55,7 @@ def resume_fixes() -> list[tuple[str, str]]:
 
 def check_resume(args) -> None:
     """A resumed run keeps its recorded puzzle, instance and options: refuse any that would be ignored."""
-    from smtpuzzles.runfolder import read_run_json
+    from smtpuzzles.folders.runfolder import read_run_json
 
     run = read_run_json(Path(args.resume))  # the checked reader: caps, no symlinks, a schema
     recorded = run["puzzle"]
@@ -259,7 +259,7 @@ class ProgressView:
 def cmd_certify(args) -> int:
     from smtpuzzles import run as runner
 
-    from smtpuzzles.proof import ProofError
+    from smtpuzzles.proofs.proof import ProofError
 
     err = Console(stderr=True)
     try:

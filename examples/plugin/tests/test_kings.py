@@ -207,7 +207,7 @@ def test_the_brute_force_hook_finds_the_subset_search_optimum():
 def test_the_solver_agrees_with_the_brute_force_on_small_boards(tmp_path):
     import random
 
-    from smtpuzzles.crosscheck import cross_check
+    from smtpuzzles.auditing.crosscheck import cross_check
 
     rng = random.Random(5)
     for _ in range(6):

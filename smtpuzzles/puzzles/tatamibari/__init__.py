@@ -135,7 +135,7 @@ def reference(instance, claim: dict) -> str:
 
 def brute_force(instance, limit: int) -> list | None:
     """Every solution, by a search written from the rules (smtpuzzles.puzzles.search.tatamibari),
-    or None past `limit` rectangles tried: `smtpuzzles.crosscheck` holds the solver to it."""
+    or None past `limit` rectangles tried: `smtpuzzles.auditing.crosscheck` holds the solver to it."""
     from smtpuzzles.puzzles.search import tatamibari as search
 
     return search.solutions(instance.rows, limit)

@@ -92,7 +92,7 @@ def contiguous(cnf: CNF, lits: dict, centre: int) -> None:
     for i, x in lits.items():
         nearer = i + 1 if i < centre else i - 1
         if abs(i - centre) > 1:
-            cnf.add([-x, lits[nearer]])
+            cnf.implies(x, [lits[nearer]])
 
 
 class SpanLength:
@@ -171,9 +171,9 @@ def cell_owners(board: Board, cnf: CNF, spans: dict) -> list[list[dict]]:
                     owners[r][c][s.clue] = True
                 else:
                     v = owners[r][c][s.clue] = cnf.var(cell_name((r, c), s.clue))
-                    cnf.add([v] + [-x for x in inside])
+                    cnf.add([v] + [-x for x in inside])  # both spans: the cell is the clue's ...
                     for x in inside:
-                        cnf.add([-v, x])
+                        cnf.implies(v, [x])  # ... and only then
     return owners
 
 
@@ -188,8 +188,8 @@ def held_together(cnf: CNF, owners, a: tuple[int, int], b: tuple[int, int], name
             out.append(y if x is True else x)
             continue
         both = cnf.var(f"{name}{a[0]}_{a[1]}_{clue[0]}_{clue[1]}")
-        cnf.add([-both, x])
-        cnf.add([-both, y])
+        cnf.implies(both, [x])
+        cnf.implies(both, [y])
         out.append(both)
     return out
 
@@ -202,7 +202,7 @@ def no_four_meet(cnf: CNF, board: Board, owners) -> None:
     down = {(r, c): held_together(cnf, owners, (r, c), (r + 1, c), "ev") for r in range(h - 1) for c in range(w)}
     for r in range(h - 1):
         for c in range(w - 1):
-            cnf.add(across[r, c] + across[r + 1, c] + down[r, c] + down[r, c + 1])
+            cnf.at_least_one(across[r, c] + across[r + 1, c] + down[r, c] + down[r, c + 1])
 
 
 def encode_spans(board: Board) -> Encoding:

@@ -199,7 +199,7 @@ def describe(board: Board) -> str:
 # --------------------------------------------------------------------------------------- brute force
 def brute_force(board: Board, limit: int) -> list | None:
     """Every placement of kings (each a solution; the best has the most kings), or None past `limit`
-    placements: `smtpuzzles.crosscheck` holds the solver's optimum to the largest of these."""
+    placements: `smtpuzzles.auditing.crosscheck` holds the solver's optimum to the largest of these."""
     found: list[dict] = []
 
     def extend(i: int, kings: list) -> bool:

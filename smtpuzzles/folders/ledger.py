@@ -27,21 +27,14 @@ import stat
 import time
 from pathlib import Path
 
-from smtpuzzles import runfolder
+from smtpuzzles.folders import runfolder
+from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.locking import FolderLock, require_locks
-from smtpuzzles.statuses import ANSWERED
+from smtpuzzles.folders.locking import FolderLock, require_locks
+from smtpuzzles.folders.statuses import ANSWERED
 
 FORMAT = 1
 GENESIS = "0" * 64
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def canonical_json(data) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def now() -> str:

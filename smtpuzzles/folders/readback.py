@@ -1,14 +1,14 @@
 """A recorded run read back: the puzzle's rules over solutions from a folder, the recorded instance,
 today's encoding of it and today's assumptions for a recorded claim, and the puzzle's reference
 formula for a claim. The audit, resume, `show` and `certify` all read a run through these; what
-they read has passed the one reader of run folders (smtpuzzles.runfolder) first."""
+they read has passed the one reader of run folders (smtpuzzles.folders.runfolder) first."""
 
 from __future__ import annotations
 
 from smtpuzzles import puzzles
 from smtpuzzles.contract import adopt
 from smtpuzzles.errors import InputError, LedgerError
-from smtpuzzles.ledger import canonical_json, sha256_text
+from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.objectives import claim_terms, describe
 from smtpuzzles.symmetry import require as require_lemma
 
@@ -119,7 +119,7 @@ def recorded_claim_terms(enc, claim: dict, where: str) -> list:
 def reference_query(module, instance, claim: dict, where: str):
     """The puzzle's reference formula for `claim` as a Dimacs query, or None where it has none.
     A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     module = adopt(module)
     if module.reference is None:

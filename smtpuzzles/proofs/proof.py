@@ -6,7 +6,7 @@ plus each assumption asserted, exactly as the sat engine adds them) as determini
 `prove` refutes it with a proof-logging solver in a child process and returns its DRUP proof;
 `check` verifies the proof with a checker that shares no code with the solver. `certify_query` makes
 the LRAT proof a run folder stores: CaDiCaL writes LRAT itself, a linear backward pass keeps what the
-refutation used, and smtpuzzles.lrat checks the result before it is returned.
+refutation used, and smtpuzzles.proofs.lrat checks the result before it is returned.
 
 Nothing here knows a puzzle or the ledger: callers pass a `Formula` and assumption `Term`s.
 """
@@ -139,7 +139,7 @@ def prove(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = N
 
 
 def _refute(query: Dimacs, solver: str, timeout: float | None) -> tuple[bytes, str, float]:
-    """(proof text, solver, wall seconds) from `python -m smtpuzzles.proof SOLVER` on the query."""
+    """(proof text, solver, wall seconds) from `python -m smtpuzzles.proofs.proof SOLVER` on the query."""
     import subprocess
     import sys
     import tempfile
@@ -150,7 +150,7 @@ def _refute(query: Dimacs, solver: str, timeout: float | None) -> tuple[bytes, s
         cnf_path, proof_path = Path(tmp, "query.cnf"), Path(tmp, "proof.txt")
         cnf_path.write_bytes(query.data)
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proof", solver, str(cnf_path), str(proof_path)],
+        child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proofs.proof", solver, str(cnf_path), str(proof_path)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
         try:
             _, err = child.communicate(timeout=timeout)
@@ -246,7 +246,7 @@ def cadical_lrat_solver(proof_file):
 def trim_lrat(data: bytes, nclauses: int, trim: bool = True) -> bytes:
     """The lemmas of CaDiCaL's LRAT proof `data` that the empty clause rests on, through hints (all
     lemmas up to it when not `trim`), in their order, without deletions. One backward pass; not
-    trusted (smtpuzzles.lrat checks the result).
+    trusted (smtpuzzles.proofs.lrat checks the result).
 
     CaDiCaL hands out ids from one counter, to the query's clauses as it reads them and to each lemma
     it writes. So the query's clauses get 1..nclauses, as the checker numbers them, unless a lemma was
@@ -316,9 +316,9 @@ def read_proof(data: bytes, nvars: int, where: str = "proof") -> tuple[list[tupl
 
 
 def check(query: Dimacs | str | bytes, proof: Proof | bytes, max_bytes: int = MAX_PROOF_BYTES) -> tuple[bool, str]:
-    """Check that `proof` refutes `query` with this project's DRUP checker (smtpuzzles.drup).
+    """Check that `proof` refutes `query` with this project's DRUP checker (smtpuzzles.proofs.drup).
     Never raises for a bad query or proof: (False, one line saying what is wrong)."""
-    from smtpuzzles.drup import check_drup
+    from smtpuzzles.proofs.drup import check_drup
 
     data = proof.text if isinstance(proof, Proof) else proof
     if len(data) > max_bytes:
@@ -346,13 +346,13 @@ class Certified:
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None) -> Certified:
-    """Refute `query` and return the LRAT proof of it that smtpuzzles.lrat has checked; ProofError
+    """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
     `solver` LRAT_SOLVER (the default): CaDiCaL 1.9.5 writes LRAT, `trim_lrat` keeps what the
     refutation used. When python-sat cannot do that (see `cadical_lrat_solver`), one line says so and
     the DRUP path below runs instead, with the reason in the returned solver's name.
-    A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.drup), the lemmas used
+    A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
     are written as LRAT, and that is checked; slower, by a Python checker's pace."""
     import tempfile
     import time
@@ -382,7 +382,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
 def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float):
     import time
 
-    from smtpuzzles.lrat import check_lrat
+    from smtpuzzles.proofs.lrat import check_lrat
 
     raw, _, _ = _refute(query, LRAT_SOLVER, timeout)
     say(f"keeping the lemmas the refutation used, of CaDiCaL's {len(raw) / 1e6:.1f} MB LRAT proof")
@@ -401,8 +401,8 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float):
 
 
 def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say):
-    from smtpuzzles.drup import check_drup, to_lrat
-    from smtpuzzles.lrat import check_lrat
+    from smtpuzzles.proofs.drup import check_drup, to_lrat
+    from smtpuzzles.proofs.lrat import check_lrat
 
     made = prove(query, solver=solver, timeout=timeout)
     nvars, clauses = read_dimacs(query.text)
@@ -418,10 +418,10 @@ def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say):
 
 def check_lrat_text(query: Dimacs | str | bytes, lrat, deadline: float | None = None) -> tuple[bool | None, str, int]:
     """(ok, one line, lemmas checked) of an LRAT proof (bytes, or an iterable of its lines)
-    against the query, by smtpuzzles.lrat; ok is None when `deadline` (time.monotonic()) passed
-    first. A proof past a cap of smtpuzzles.lrat.Limits raises ProofError (refused, not judged);
+    against the query, by smtpuzzles.proofs.lrat; ok is None when `deadline` (time.monotonic()) passed
+    first. A proof past a cap of smtpuzzles.proofs.lrat.Limits raises ProofError (refused, not judged);
     any other bad query or proof is (False, why, lemmas)."""
-    from smtpuzzles.lrat import check_lrat
+    from smtpuzzles.proofs.lrat import check_lrat
 
     text = query.text if isinstance(query, Dimacs) else query
     try:
@@ -468,7 +468,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 3 or args[0] not in CERTIFY_SOLVERS:
-        print("usage: python -m smtpuzzles.proof SOLVER QUERY.cnf PROOF_OUT", file=sys.stderr)
+        print("usage: python -m smtpuzzles.proofs.proof SOLVER QUERY.cnf PROOF_OUT", file=sys.stderr)
         return 2
     try:
         return _prove_child(*args)

@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass
 
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.ledger import canonical_json
-from smtpuzzles.lrat import LIMITS as LRAT_LIMITS
+from smtpuzzles.canonical import canonical_json
+from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
 from smtpuzzles.objectives import claim_terms, describe
-from smtpuzzles.readback import Rules, recorded_claim_terms, same_json
-from smtpuzzles.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
+from smtpuzzles.folders.readback import Rules, recorded_claim_terms, same_json
+from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
 
 STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: the "
             "encoder's formula is stricter than the rules")
@@ -44,7 +44,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress) -> None:
     the query built here, or, with none stored, one made here by a proof-logging solver and checked
     by this package's DRUP checker. Either way the evidence rests on the CNF builder and a checker,
     not on any solver's answer."""
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     if claim is None:
         report.add("proof", True, "nothing to prove: the run claims no optimum, infeasibility or uniqueness")
@@ -68,7 +68,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
     claim its own proof cannot catch, and this one does."""
-    from smtpuzzles.readback import reference_query
+    from smtpuzzles.folders.readback import reference_query
 
     if claim is None:
         return
@@ -84,7 +84,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
 
 
 def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     if kind.key in folder.run:
         _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
@@ -113,14 +113,14 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
           "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
     of = "" if kind is MAIN_PROOF else " on the reference formula"
     words = (f"DRUP proof of the refutation{of} ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
-             f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.drup in {checked:.1f} s")
+             f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.proofs.drup in {checked:.1f} s")
     _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
 
 
 def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> None:
     """`--proof all`: every recorded UNSAT step's claim, rebuilt by today's encoder, refuted with a
     proof-logging solver and its DRUP proof checked here (the certificate's claim is done above)."""
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     tell = progress or (lambda event: None)
     where = str(folder.path / "steps.jsonl")
@@ -148,15 +148,15 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
-                "with a DRUP proof checked by smtpuzzles.drup"
+                "with a DRUP proof checked by smtpuzzles.proofs.drup"
         report.add("proof", True, words)
         report.evidence.append(words)
 
 
 def _make_reference_proof(report, query, timeout, progress) -> None:
-    """No reference proof stored: one made here (CaDiCaL writing LRAT) and checked by smtpuzzles.lrat,
+    """No reference proof stored: one made here (CaDiCaL writing LRAT) and checked by smtpuzzles.proofs.lrat,
     the checker a stored proof answers to."""
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     tell = progress or (lambda event: None)
     tell({"query": "reference", "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
@@ -174,14 +174,14 @@ def _make_reference_proof(report, query, timeout, progress) -> None:
     tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "checked",
           "seconds": made.seconds})
     words = (f"LRAT proof of the reference formula ({query.variables:,} variables, {made.lemmas:,} lemmas) made here "
-             f"by {made.solver} and checked by smtpuzzles.lrat, in {made.seconds:.1f} s")
+             f"by {made.solver} and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
     _proof_verdict(report, REFERENCE, True, words, "")
 
 
 def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
-    from smtpuzzles import proof as proofs
+    from smtpuzzles.proofs import proof as proofs
 
     record, section, label = folder.run[kind.key], kind.section, kind.label
     stored_dimacs, stored_lrat = folder.path / kind.dimacs, folder.path / kind.proof
@@ -230,7 +230,7 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
         return
     of = "" if kind is MAIN_PROOF else " of the reference formula"
     words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
-             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.lrat in {seconds:.1f} s")
+             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.proofs.lrat in {seconds:.1f} s")
     _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
 
 

@@ -2,7 +2,7 @@
 (no symlink, device, FIFO or path), size caps checked before reading, gzip read as a stream that
 stops at a cap on what it expands to, JSON counted and its nesting measured on the bytes before it
 is parsed, and no control character in any string. Every refusal is a LedgerError naming the file.
-The run-folder reader (smtpuzzles.runfolder) reads through these; they know no run folder.
+The run-folder reader (smtpuzzles.folders.runfolder) reads through these; they know no run folder.
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from pathlib import Path
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, MAX_CUBE
 from smtpuzzles.objectives import SEARCHES, claim_fields, integer_list_fields
 from smtpuzzles.engines import check_params
-from smtpuzzles.bounded import (MiB, GzLines, check_text, gz_digest, json_values, open_regular, parse_json,
+from smtpuzzles.folders.bounded import (MiB, GzLines, check_text, gz_digest, json_values, open_regular, parse_json,
                                  read_capped, read_gz)
 from smtpuzzles.errors import InputError, LedgerError
-from smtpuzzles.statuses import STATUSES
+from smtpuzzles.folders.statuses import STATUSES
 
 # File names are fixed: run.json may name its files, but only these names are accepted, so a
 # recorded path can never point outside the folder.

@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Callable
 
 from smtpuzzles.cubes import coverage_problem, without_cube
-from smtpuzzles import auditproof as proving
+from smtpuzzles.auditing import auditproof as proving
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
-from smtpuzzles.ledger import canonical_json, sha256_text
+from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
-from smtpuzzles.readback import Rules, recorded_claim_terms, recorded_instance, same_json
-from smtpuzzles.runfolder import BASE, CERTIFICATE, RUN, open_run
+from smtpuzzles.folders.readback import Rules, recorded_claim_terms, recorded_instance, same_json
+from smtpuzzles.folders.runfolder import BASE, CERTIFICATE, RUN, open_run
 from smtpuzzles.smtlib import SOLVERS, solve_in_subprocess
 from smtpuzzles.symmetry import check as check_symmetry
 
