@@ -42,7 +42,7 @@ Optional (default in brackets):
   progress(value, proved) -> renderable     the best value so far in the live display [its JSON]
   examples() -> Iterable[Example]           bundled instances: `export` writes their formulas and
                                             the contract test solves the first one [none]
-  certify(instance, solution) -> (ok, text) a solver-free certificate of optimality the audit
+  certificate(instance, solution)           a solver-free certificate of optimality the audit
                                             checks, or None where the instance has none [absent: None]
   convert(text, source) -> str              `smtpuzzles convert`, one input form to another, with
   CONVERTS: str                             what it converts, in words [absent: None]
@@ -185,7 +185,7 @@ REQUIRED = {
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
-    "certify": 2, "convert": 2, "reference": 2, "brute_force": 2, "draw": 2,
+    "certificate": 2, "certify": 2, "convert": 2, "reference": 2, "brute_force": 2, "draw": 2,
 }
 
 
@@ -289,7 +289,9 @@ class Puzzle:
         self.SPLITS: tuple[str, ...] = tuple(getattr(source, "SPLITS", ()))
         self.ENGINE_PARAMS: dict[str, dict] = {k: dict(v) for k, v in getattr(source, "ENGINE_PARAMS", {}).items()}
         # Hooks that are absent stay None: the audit checks a certificate only where a puzzle has one.
-        self.certify: Callable[[Any, dict], tuple[bool, str]] | None = getattr(source, "certify", None)
+        # `certify`, the hook's name before the command of that name, is still read for older plug-ins.
+        self.certificate: Callable[[Any, dict], tuple[bool, str] | None] | None = (
+            getattr(source, "certificate", None) or getattr(source, "certify", None))
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
         self.reference: Callable[[Any, dict], str | None] | None = getattr(source, "reference", None)
         self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)

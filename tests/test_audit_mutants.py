@@ -290,7 +290,7 @@ def test_a_rogue_optimum_also_carries_its_solver_free_certificate(run_of):
     run_dir = run_of("rogue")
     module, instance, _ = encoder(run_dir)
     saved = json.loads((run_dir / "solution.json").read_text())
-    ok, words = module.certify(instance, saved["solution"])
+    ok, words = module.certificate(instance, saved["solution"])
     assert ok
     report = audit(run_dir)
     assert texts(report, "certificate") == [(True, f"solver-free certificate: {words}")]
@@ -389,7 +389,7 @@ def test_a_base_is_checked_against_its_hash_up_to_the_read_cap(run_of, size, rec
 # ---------------------------------------------------------------------- solver-free certificates
 @pytest.fixture
 def fake_certify(monkeypatch):
-    """Give the Nonary puzzle a `certify` hook that answers as told and records its calls."""
+    """Give the Nonary puzzle a `certificate` hook that answers as told and records its calls."""
     calls = []
 
     def install(answer):
@@ -398,7 +398,7 @@ def fake_certify(monkeypatch):
             if isinstance(answer, Exception):
                 raise answer
             return answer
-        monkeypatch.setattr(puzzles.get("nonary"), "certify", certify, raising=False)
+        monkeypatch.setattr(puzzles.get("nonary"), "certificate", certify, raising=False)
         return calls
     return install
 

@@ -107,7 +107,7 @@ def test_a_minimal_puzzle_gets_every_optional_hook():
     assert puzzle.describe("i") == "" and list(puzzle.examples()) == []
     assert puzzle.same_solution("i", {"a": [1, 2]}, {"a": [1, 2]}) and not puzzle.same_solution("i", {"a": 1}, {"a": 2})
     assert puzzle.progress(7, 0).plain == "best so far: 7"
-    assert puzzle.certify is None and puzzle.convert is None and puzzle.OPTIONS == () and puzzle.INLINE == ()
+    assert puzzle.certificate is None and puzzle.convert is None and puzzle.OPTIONS == () and puzzle.INLINE == ()
     assert puzzle.INPUT_REQUIRED and not puzzle.ACCEPTS_URLS and puzzle.SUMMARY == "tiny"
     assert puzzle.engine_params("sat") == {} and puzzle.engine_params("sat", {"phases": False}) == {"phases": False}
 
@@ -266,3 +266,10 @@ def test_an_example_carries_the_options_it_was_loaded_with(tmp_path):
                              {"wrapped": {"torus": True}}))
     assert [(e.stem, e.options, e.instance) for e in found] == [
         ("flat", {}, ("flat.txt", {})), ("wrapped", {"torus": True}, ("wrapped.txt", {"torus": True}))]
+
+
+def test_a_plugin_that_names_its_certificate_hook_certify_still_has_it():
+    """`certify` was the hook's name before the command of that name: older plug-ins keep working."""
+    hook = lambda instance, solution: (True, "checked")  # noqa: E731
+    assert Puzzle(minimal(certify=hook)).certificate is hook
+    assert Puzzle(minimal(certificate=hook)).certificate is hook

@@ -299,12 +299,12 @@ def test_the_independent_search_disagrees_with_a_short_plan_and_gives_up_past_th
     game = nonary.from_doors(random_game(7, rooms=8, doors=31))
     graph = nonary.explore(game, 10**6)
     best = max(range(len(graph.standing)), key=graph.escaped)
-    ok, text = nonary.certify(game, graph.plan(best))
+    ok, text = nonary.certificate(game, graph.plan(best))
     assert ok and text.endswith(f"finds at most {graph.escaped(best)} can escape")
-    ok, text = nonary.certify(game, {"moves": []})
+    ok, text = nonary.certificate(game, {"moves": []})
     assert not ok and text.endswith(f"finds {graph.escaped(best)} can escape, not 0")
     monkeypatch.setitem(nonary.LIMITS, "positions", 100)
-    assert nonary.certify(game, graph.plan(best)) is None
+    assert nonary.certificate(game, graph.plan(best)) is None
 
 
 def test_groups_that_land_alike_are_one_move_and_the_move_count_is_capped(monkeypatch, tmp_path):
@@ -328,9 +328,9 @@ def test_the_independent_search_gives_up_by_work_done_too(monkeypatch):
     game = nonary.from_doors(random_game(7, rooms=8, doors=31))
     graph = nonary.explore(game, 10**6)
     best = graph.plan(max(range(len(graph.standing)), key=graph.escaped))
-    assert nonary.certify(game, best)[0]
-    monkeypatch.setattr(nonary.certificate, "WORK_PER_POSITION", 0.01)  # 1,000 groups in all
-    assert nonary.certify(game, best) is None
+    assert nonary.certificate(game, best)[0]
+    monkeypatch.setattr(nonary.second_search, "WORK_PER_POSITION", 0.01)  # 1,000 groups in all
+    assert nonary.certificate(game, best) is None
 
 
 def test_the_all_out_search_finds_a_plan_exactly_where_the_brute_force_frees_all_nine():

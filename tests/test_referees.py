@@ -354,7 +354,7 @@ ROGUE_BROKEN = [
 
 def test_rogue_known_walks_are_legal():
     assert rogue.referee(DUNGEON, ROGUE_GOOD) == [] and rogue.value(DUNGEON, ROGUE_GOOD) == 1
-    assert rogue.certify(DUNGEON, ROGUE_GOOD)[0]
+    assert rogue.certificate(DUNGEON, ROGUE_GOOD)[0]
     # Diagonal steps count as king moves; walking back over the gold counts it once.
     back = {"path": [[0, 0], [1, 1], [1, 2], [1, 3], [1, 2], [1, 3]]}
     assert rogue.referee(DUNGEON, back) == [] and rogue.value(DUNGEON, back) == 1
@@ -387,7 +387,7 @@ ROGUE_BAD_CLOSED = [
 def test_rogue_closed_set_rules(rule, closed, expected):
     solution = {"path": ROGUE_GOOD["path"], "closed": closed}
     assert rogue.referee(DUNGEON, solution) == [expected]
-    assert rogue.certify(DUNGEON, solution) == (False, expected)
+    assert rogue.certificate(DUNGEON, solution) == (False, expected)
 
 
 @pytest.mark.parametrize("hole", [[2, 3], [0, 3], [2, 0]])

@@ -117,7 +117,7 @@ def test_regions_agrees_with_bfs_on_generated_maps(height, width, seed, walls, m
     with tempfile.TemporaryDirectory() as tmp:
         outcome, _ = runner.solve(rogue, dungeon, text, out_dir=Path(tmp), encoding="regions")
     assert outcome.status == "optimal" and outcome.value == bfs_gold(text), text
-    assert rogue.referee(dungeon, outcome.solution) == [] and rogue.certify(dungeon, outcome.solution)[0]
+    assert rogue.referee(dungeon, outcome.solution) == [] and rogue.certificate(dungeon, outcome.solution)[0]
 
 
 def test_300_by_300_agrees_with_bfs(tmp_path):
@@ -125,7 +125,7 @@ def test_300_by_300_agrees_with_bfs(tmp_path):
     dungeon = rogue.load(rogue_map, "map", {})
     outcome, _ = runner.solve(rogue, dungeon, rogue_map, out_dir=tmp_path)
     assert outcome.status == "optimal" and outcome.value == bfs_gold(rogue_map) > 1000
-    assert rogue.certify(dungeon, outcome.solution)[0]
+    assert rogue.certificate(dungeon, outcome.solution)[0]
 
 
 def forge_base(run_dir: Path, edit) -> None:
@@ -169,7 +169,7 @@ def test_walk_and_closed_set_are_checked(cli, encoding):
     result = cli.solve_json("rogue", "-", "--encoding", encoding, stdin=text)
     dungeon = rogue.load(text, "map", {})
     solution = result["solution"]
-    assert rogue.certify(dungeon, solution)[0]
+    assert rogue.certificate(dungeon, solution)[0]
     # The walk's first step, (1, 0) in seed map 8 (a wall right of @): a hole in the closed set there.
     if encoding == "flow":
         assert solution["path"][1] == [1, 0]
@@ -178,7 +178,7 @@ def test_walk_and_closed_set_are_checked(cli, encoding):
         assert solution["moves"][0] == "2" and solution["closed_rows"][1][0] == "1"
         broken = dict(solution, closed_rows=[solution["closed_rows"][0], "0" + solution["closed_rows"][1][1:]]
                       + solution["closed_rows"][2:])
-    assert rogue.certify(dungeon, broken) == (False, "the closed set is not closed: [0, 0] steps to [1, 0] outside it")
+    assert rogue.certificate(dungeon, broken) == (False, "the closed set is not closed: [0, 0] steps to [1, 0] outside it")
     assert rogue.referee(dungeon, broken) == ["the closed set is not closed: [0, 0] steps to [1, 0] outside it"]
     jump = {"path": [[0, 0], [5, 5]]}
     assert rogue.referee(dungeon, jump) == ["step 1 from [0, 0] to [5, 5] is not a king move"]
@@ -229,7 +229,7 @@ def test_compact_and_cell_list_forms_say_the_same():
     assert rogue.walk_of(dungeon, compact)[0] == [tuple(p) for p in path]
     assert rogue.referee(dungeon, compact) == rogue.referee(dungeon, listed) == []
     assert rogue.value(dungeon, compact) == rogue.value(dungeon, listed) == 3 == EXPECTED["08.txt"]
-    assert rogue.certify(dungeon, compact) == rogue.certify(dungeon, listed) == (
+    assert rogue.certificate(dungeon, compact) == rogue.certificate(dungeon, listed) == (
         True, "a set of 21 cells closed under allowed steps holds exactly the 3 gold taken")
 
 

@@ -137,10 +137,9 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     models, witnesses = _check_models(report, folder, rules)
     claim, query = _check_claims(report, folder, rules, enc, mode, models, witnesses)
     _check_drift(report, folder, enc, digest, document)
-    certify = getattr(module, "certify", None)
-    if certify is not None and folder.solution is not None and run["status"] == "optimal":
+    if module.certificate is not None and folder.solution is not None and run["status"] == "optimal":
         try:
-            certificate = certify(instance, folder.solution)  # None: the puzzle has none for this instance
+            certificate = module.certificate(instance, folder.solution)  # None: none for this instance
         except Exception as exc:  # noqa: BLE001 - a certificate of the wrong shape is a malformed ledger
             raise LedgerError(f"the solver-free certificate has the wrong shape ({exc.__class__.__name__})",
                               str(folder.path / "solution.json")) from None

@@ -76,7 +76,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     query = reference_query(module, rules.instance, claim, str(folder.path / RUN))
     if query is None:
         report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
-                                      "this tool's encoder" + (" and the solver-free certificate" if module.certify else ""))
+                                      "this tool's encoder" + (" and the solver-free certificate" if module.certificate else ""))
         return
     _prove_query(report, folder, REFERENCE, query, claim, timeout, progress)
     if _proved(report, "reference"):

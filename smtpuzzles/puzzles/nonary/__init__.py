@@ -6,7 +6,7 @@ numbered 9 lead to the exit (-1) and no other door does; whoever passes a 9 esca
 
 This package is the puzzle's contract: the game and its referee (game.py), two encodings (chains.py,
 positions.py), the plans that steer the solver (plans.py) and the solver-free certificate the audit
-checks (certificate.py).
+checks (second_search.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.puzzles import BUNDLED
 
-from .certificate import WORK_PER_POSITION, certify  # noqa: F401 - the contract's hook and its budget
+from .second_search import WORK_PER_POSITION, certificate  # noqa: F401 - the contract's hook and its budget
 from .chains import CHAINS_VERSION, encode_chains  # noqa: F401
 from .game import (EXIT, GROUPS, LIMITS, PLAYERS, START, Game, canonical, describe, escape_sets, from_canonical,  # noqa: F401
                    from_doors, load, referee, replay, room_components, value)

@@ -151,7 +151,7 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
     Here the search that lists the positions does the work, as a memoised brute force would, and
     the solver only propagates: the UNSAT step at best + 1 is settled at once. What carries the
     proof is the listing, which the audit makes again with today's code (the drift check) and
-    which `certify` confirms by an independent search. See encodings/nonary.md."""
+    which the solver-free certificate confirms by an independent search. See encodings/nonary.md."""
     cnf = CNF()
     at = [cnf.var(f"at{i}") for i in range(len(graph.standing))]
     cnf.require(at[0])

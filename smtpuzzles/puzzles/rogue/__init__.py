@@ -21,7 +21,7 @@ from .dungeon import (MONSTER, WALKABLE, UNKNOWN, LIMITS, DIRECTIONS, SHARED, QU
                       load, canonical, from_canonical, describe)
 from .encodings import ENCODINGS, cell_name, encode, region_name, encode_regions, named_cells, encode_flow
 from .walks import (walk_collecting, tour, moves_of, rows_of, KEYS, DIGITS, walk_of, referee, check_closed, MARKS,
-                    value, value_json, certify, close_region)
+                    value, value_json, certificate, close_region)
 
 
 NAME = "rogue"
@@ -88,7 +88,7 @@ def draw(dungeon: Dungeon, solution: dict | None) -> str:
 # The contract's face: every name of the package, as a single module would have them.
 __all__ = ['DEFAULT_ENGINE', 'DIGITS', 'DIRECTIONS', 'Dungeon', 'ENCODINGS', 'Grid', 'INLINE', 'KEYS', 'KIND',
            'LIMITS', 'MARKS', 'MODES', 'MONSTER', 'NAME', 'QUIET', 'SHARED', 'SUMMARY', 'UNKNOWN', 'WALKABLE',
-           'around', 'canonical', 'cell_name', 'certify', 'check_closed', 'close_region', 'describe', 'draw',
+           'around', 'canonical', 'cell_name', 'certificate', 'check_closed', 'close_region', 'describe', 'draw',
            'encode', 'encode_flow', 'encode_regions', 'examples', 'from_canonical', 'load', 'moves_of',
            'named_cells', 'referee', 'region_name', 'render', 'rows_of', 'tour', 'value', 'value_json',
            'walk_collecting', 'walk_of']

@@ -213,7 +213,7 @@ def value_json(v) -> int:
     return v
 
 
-def certify(dungeon: Dungeon, solution: dict) -> tuple[bool, str]:
+def certificate(dungeon: Dungeon, solution: dict) -> tuple[bool, str]:
     """Audit hook: does the solution carry a closed set proving its gold is all there is?"""
     inside, problem = check_closed(dungeon, solution)
     if inside is None:

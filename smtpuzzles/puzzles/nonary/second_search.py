@@ -1,14 +1,14 @@
-"""The solver-free certificate the audit checks (the contract's `certify` hook): a second search for
+"""The solver-free certificate the audit checks (the contract's `certificate` hook): a second search for
 the most players who can escape, by other code than the positions listing."""
 
 from __future__ import annotations
 
 from .game import EXIT, GROUPS, LIMITS, PLAYERS, START, Game, referee, value
 
-WORK_PER_POSITION = 100  # certify may try 10 million groups in all; issue 17's stall needs 3 to 4 million
+WORK_PER_POSITION = 100  # the search may try 10 million groups in all; issue 17's stall needs 3 to 4 million
 
 
-def certify(game: Game, solution: dict) -> tuple[bool, str] | None:
+def certificate(game: Game, solution: dict) -> tuple[bool, str] | None:
     """Audit hook: a second, independent search for the most players who can escape, by other code
     than `explore` (room labels in tuples, memoised on who stands where and which doors are left,
     equal doors tried once), so a slip in either search shows as a disagreement. None where the
