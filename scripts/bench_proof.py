@@ -8,7 +8,13 @@ on the old Glucose/DRUP path. Printed: wall and CPU seconds (CPU of this process
 the machine may be shared, and wall time then says more about the neighbours), certify / plain on
 CPU, the lemmas stored and their size as stored (gzip -6 of the LRAT text).
 
+With --whole, what the issue asks of `solve --certify`: the whole `smtpuzzles solve kingtour --size N
+--box RxC` against the same with `--certify` (the encoder's proof and the reference formula's), each
+a fresh process, in turn (plain, certify, plain, ...) --runs times; printed: each one's CPU seconds
+(the process and the solver children it waited for) and peak memory, and certify / plain on CPU.
+
     python scripts/bench_proof.py [--boards 8 9 10] [--no-old] [--timeout S]
+    python scripts/bench_proof.py --whole [--boards 8 9 10] [--runs 3]
 """
 
 from __future__ import annotations
@@ -16,8 +22,12 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import os
 import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,12 +73,49 @@ def plain_solve(clauses: list[list[int]], name: str) -> str:
         return "sat" if engine.solve() else "unsat"
 
 
+def whole_run(board: str, certify: bool, out: Path) -> tuple[float, float, int]:
+    """(CPU seconds, peak MB, exit status) of one `smtpuzzles solve kingtour` process (--certify or not),
+    the children it waited for (the proof solvers) included, as the kernel accounts them (wait4)."""
+    size, box = BOARDS[board]
+    command = [sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", str(size), "--box", box,
+               "--out", str(out), "--json", *(["--certify"] if certify else [])]
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode
+
+
+def bench_whole(boards: list[str], runs: int) -> None:
+    print(f"{'board':<7} {'solve cpu s':>12} {'--certify cpu s':>16} {'ratio':>7} {'solve MB':>9} {'certify MB':>11}  "
+          "(medians; each pair's ratio)")
+    for board in boards:
+        size, box = BOARDS[board]
+        plain, certified, ratios, peaks = [], [], [], ([], [])
+        with tempfile.TemporaryDirectory(prefix="bench-proof-") as out:
+            for _ in range(runs):
+                for certify, seconds, peak in ((False, plain, peaks[0]), (True, certified, peaks[1])):
+                    used, mb, code = whole_run(board, certify, Path(out))
+                    if code != 0:
+                        sys.exit(f"{size}x{size}: solve{' --certify' if certify else ''} exited {code}")
+                    seconds.append(used)
+                    peak.append(mb)
+                ratios.append(certified[-1] / plain[-1])
+        print(f"{size}x{size:<4} {statistics.median(plain):12.1f} {statistics.median(certified):16.1f} "
+              f"{statistics.median(ratios):6.1f}x {max(peaks[0]):9.0f} {max(peaks[1]):11.0f}  "
+              f"({', '.join(f'{r:.2f}' for r in ratios)})", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", nargs="+", default=["8", "9", "10"], choices=BOARDS)
     parser.add_argument("--no-old", action="store_true", help="skip the old Glucose/DRUP path (the slow one)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per certify_query (default 900)")
+    parser.add_argument("--whole", action="store_true", help="whole solve against solve --certify, as processes")
+    parser.add_argument("--runs", type=int, default=1, help="with --whole: pairs per board (default 1)")
     args = parser.parse_args()
+    if args.whole:
+        bench_whole(args.boards, args.runs)
+        return 0
 
     print(f"{'board':<7} {'what':<30} {'wall s':>7} {'cpu s':>7} {'÷' + PLAIN[0]:>12} {'÷' + PLAIN[1]:>11} "
           f"{'lemmas':>8} {'LRAT MB':>8} {'gzip MB':>8}")

@@ -159,6 +159,45 @@ def test_odd_queries_get_checked_proofs(clauses):
     assert dratify_check(query, lrat_as_drup(certified.lrat))[0]
 
 
+# -------------------------------------------------------------------------- the memory budget
+def test_the_trim_reads_a_file_by_blocks_as_it_reads_bytes(made, tmp_path, monkeypatch):
+    """CaDiCaL's raw proof is trimmed from disk, never read whole: with blocks of a few bytes every
+    line spans blocks, and the trim is the same as from bytes in one block."""
+    for name in ("lex optimum", "count optimum"):  # one numbered as the query, one renumbered
+        query, raw = made[name]
+        path = tmp_path / f"{name}.lrat"
+        path.write_bytes(raw)
+        whole = proof.trim_lrat(raw, query.clauses)
+        monkeypatch.setattr(proof, "RAW_BLOCK", 7)
+        assert proof.trim_lrat(path, query.clauses) == whole
+        assert proof.trim_lrat(path, query.clauses, trim=False) == proof.trim_lrat(raw, query.clauses, trim=False)
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("cap, fragment", [
+    ({"disk_bytes": 2_000}, "proof passed 2,000 bytes after"),  # CaDiCaL stopped while writing
+    ({"text_bytes": 2_000}, "more than 2,000 bytes of LRAT text, more than the audit reads"),
+    ({"lemmas": 3}, "rests on more than 3 lemmas, more than smtpuzzles.proofs.lrat checks"),
+    ({"line_bytes": 40}, "a proof line longer than 40 bytes"),
+])
+def test_a_proof_past_its_budget_is_refused_in_one_line(cap, fragment, monkeypatch):
+    """The caps of ProofBudget (gigabytes by default; a few bytes here) stop certify with one line
+    instead of a process the kernel kills for its memory."""
+    query = pigeonhole(6)
+    monkeypatch.setattr(proof, "RAW_BLOCK", 16)  # a line is held whole only when it spans blocks
+    with pytest.raises(proof.ProofError) as refused:
+        proof.certify_query(query, timeout=60, budget=proof.ProofBudget(**cap))
+    assert fragment in refused.value.message and one_line(refused.value.message), refused.value.message
+    monkeypatch.undo()
+    assert proof.certify_query(query, timeout=60).lemmas > 3  # within the default budget it is made
+
+
+def test_the_drup_path_reads_no_proof_past_the_text_budget():
+    with pytest.raises(proof.ProofError, match="proof passed 2,000 bytes after") as refused:
+        proof.certify_query(pigeonhole(6), solver="glucose42", timeout=60, budget=proof.ProofBudget(text_bytes=2_000))
+    assert one_line(refused.value.message)
+
+
 # --------------------------------------------------------- a python-sat without what the path needs
 def _raising(*args):
     raise TypeError("cadical195_tracepr() takes exactly 3 arguments (2 given)")

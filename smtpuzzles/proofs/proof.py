@@ -20,6 +20,12 @@ from typing import Sequence
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, Term
 from smtpuzzles.children import die_with_parent
+from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
+
+
+# A stored proof is read no further than this, as text; a DRUP proof checked by smtpuzzles.proofs.drup
+# costs about 6x that in memory, an LRAT one is checked as a stream.
+MAX_PROOF_BYTES = 512 * 1024 * 1024
 
 
 class ProofError(InputError):
@@ -138,37 +144,78 @@ def prove(query: Dimacs, solver: str = DEFAULT_SOLVER, timeout: float | None = N
     return Proof(*_refute(query, solver, timeout))
 
 
-def _refute(query: Dimacs, solver: str, timeout: float | None) -> tuple[bytes, str, float]:
-    """(proof text, solver, wall seconds) from `python -m smtpuzzles.proofs.proof SOLVER` on the query."""
-    import subprocess
-    import sys
+def _refute(query: Dimacs, solver: str, timeout: float | None,
+            max_bytes: int | None = None) -> tuple[bytes, str, float]:
+    """(proof text, solver, wall seconds) from `python -m smtpuzzles.proofs.proof SOLVER` on the query; the
+    text is read whole, so it is refused past `max_bytes` (MAX_PROOF_BYTES: what `check` reads)."""
     import tempfile
-    import time
     from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-        cnf_path, proof_path = Path(tmp, "query.cnf"), Path(tmp, "proof.txt")
-        cnf_path.write_bytes(query.data)
-        started = time.perf_counter()
+        path, seconds = _run_prover(query, solver, timeout, Path(tmp),
+                                    MAX_PROOF_BYTES if max_bytes is None else max_bytes)
+        return path.read_bytes(), solver, seconds
+
+
+PROOF_FILE_POLL = 0.25  # seconds between looks at the size of the proof a child is writing
+
+
+def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_bytes: int):
+    """(proof file in `folder`, wall seconds) of `python -m smtpuzzles.proofs.proof SOLVER` on the query.
+    The child is killed on timeout, on interrupt, and when its proof file passes `max_bytes` (a
+    proof that size could not be read: one line says so instead of a full disk or memory)."""
+    import subprocess
+    import sys
+    import time
+
+    cnf_path, proof_path, err_path = folder / "query.cnf", folder / "proof.txt", folder / "stderr.txt"
+    cnf_path.write_bytes(query.data)
+    started = time.perf_counter()
+    with open(err_path, "wb") as err:  # a file, not a pipe: nobody reads while the child runs
         child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proofs.proof", solver, str(cnf_path), str(proof_path)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
+                                 stdout=subprocess.DEVNULL, stderr=err, preexec_fn=die_with_parent)
         try:
-            _, err = child.communicate(timeout=timeout)
+            stopped = _watch_prover(child, proof_path, timeout, max_bytes, started)
+        finally:  # an interrupt, a time limit, a proof too large: never leave the solver running
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    seconds = time.perf_counter() - started
+    if stopped == "time":
+        raise ProofError(f"{solver} found no proof within {timeout:g} s", "proof")
+    if stopped == "size":
+        raise ProofError(f"{solver}'s proof passed {max_bytes:,} bytes after {seconds:.0f} s, more than certify's budget "
+                         "for it (proof.ProofBudget); no proof made", "proof")
+    if child.returncode == SAT:
+        raise ProofError(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
+    if child.returncode != UNSAT:
+        with open(err_path, "rb") as err:
+            err.seek(max(0, err_path.stat().st_size - 4096))
+            last = (err.read().decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+        raise ProofError(f"{solver} failed (exit {child.returncode}): {last}", "proof")
+    return proof_path, seconds
+
+
+def _watch_prover(child, proof_path, timeout: float | None, max_bytes: int, started: float) -> str | None:
+    """Wait for the child: None when it exits, "time" or "size" when it must be stopped."""
+    import subprocess
+    import time
+
+    while True:
+        try:
+            child.wait(timeout=PROOF_FILE_POLL)
+            exited = True
         except subprocess.TimeoutExpired:
-            child.kill()
-            child.communicate()
-            raise ProofError(f"{solver} found no proof within {timeout:g} s", "proof") from None
-        except BaseException:  # an interrupt: never leave the solver running
-            child.kill()
-            child.communicate()
-            raise
-        seconds = time.perf_counter() - started
-        if child.returncode == SAT:
-            raise ProofError(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
-        if child.returncode != UNSAT:
-            last = (err.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-            raise ProofError(f"{solver} failed (exit {child.returncode}): {last}", "proof")
-        return proof_path.read_bytes(), solver, seconds
+            exited = False
+        if not exited and timeout is not None and time.perf_counter() - started > timeout:
+            return "time"
+        try:
+            if proof_path.stat().st_size > max_bytes:  # written in full or not: past the budget
+                return "size"
+        except FileNotFoundError:  # not opened yet, or no proof at all (a satisfiable query)
+            pass
+        if exited:
+            return None
 
 
 def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
@@ -243,50 +290,187 @@ def cadical_lrat_solver(proof_file):
     return engine
 
 
-def trim_lrat(data: bytes, nclauses: int, trim: bool = True) -> bytes:
-    """The lemmas of CaDiCaL's LRAT proof `data` that the empty clause rests on, through hints (all
-    lemmas up to it when not `trim`), in their order, without deletions. One backward pass; not
-    trusted (smtpuzzles.proofs.lrat checks the result).
+GiB, MiB = 1 << 30, 1 << 20
+RAW_BLOCK = 8 * MiB  # how much of CaDiCaL's raw proof is read at a time
+
+
+@dataclass(frozen=True)
+class ProofBudget:
+    """What making one proof may take, so that certify stops with one line rather than being killed.
+
+    CaDiCaL's raw LRAT proof stays on disk (the temporary folder) and is read in blocks: its size
+    costs disk, not memory. Memory holds the proof text kept (at most `text_bytes`, what the audit
+    reads of a stored proof, so a larger one could never be audited), smtpuzzles.proofs.lrat's clauses
+    (under its Limits), a block, and per lemma kept about 80 bytes of ids and offsets."""
+
+    disk_bytes: int = 32 * GiB  # CaDiCaL's raw proof on disk: the solver is stopped past it
+    line_bytes: int = 64 * MiB  # one line of the raw proof (a deletion line can list many ids)
+    text_bytes: int = MAX_PROOF_BYTES  # proof text held whole: the LRAT kept, or a DRUP proof
+    lemmas: int = LRAT_LIMITS.lemmas  # lemmas kept: no more than smtpuzzles.proofs.lrat checks
+
+
+BUDGET = ProofBudget()
+
+
+def trim_lrat(raw, nclauses: int, trim: bool = True, budget: ProofBudget | None = None) -> bytes:
+    """The lemmas of CaDiCaL's LRAT proof `raw` (a file's path, read by offset and never whole, or
+    bytes) that the empty clause rests on, through hints (all lemmas up to it when not `trim`), in
+    their order, without deletions. Not trusted (smtpuzzles.proofs.lrat checks the result). One backward
+    pass in blocks marks the hints; the lemmas kept are then read again by offset. Past a cap of
+    `budget` (BUDGET) it stops with a ProofError, one line.
 
     CaDiCaL hands out ids from one counter, to the query's clauses as it reads them and to each lemma
     it writes. So the query's clauses get 1..nclauses, as the checker numbers them, unless a lemma was
     derived while the query was still being read (a unit shortening a clause read before it); then
     everything is renumbered: a query clause's id is its CaDiCaL id less the lemma ids below it, and
     the lemmas kept follow the query's clauses."""
-    import bisect
+    budget = budget or BUDGET
+    with _RawProof(raw) as proof:
+        kept = _kept_lemmas(proof, trim, budget)
+        early = _early_lemma_ids(proof, nclauses, budget)
+        text = _kept_text(proof, kept, early, nclauses)
+    if len(text) > budget.text_bytes:  # renumbering can lengthen ids a little
+        raise ProofError(_over_text(budget), "proof")
+    return text
 
-    kept: list[bytes] = []  # last first
-    needed: set[bytes] = set()  # ids (as text) of the hints of the lemmas kept
-    derived: list[int] = []  # every lemma's id
-    for line in reversed(data.split(b"\n")):
+
+def _over_text(budget: ProofBudget) -> str:
+    return (f"the lemmas the refutation rests on are more than {budget.text_bytes:,} bytes of LRAT text, "
+            "more than the audit reads of a stored proof")
+
+
+class _RawProof:
+    """CaDiCaL's raw proof read by offset: a file (os.pread, so nothing but what is asked is held)
+    or bytes."""
+
+    def __init__(self, source):
+        import os
+
+        self.data, self.fd = (source, None) if isinstance(source, (bytes, bytearray)) else (None, os.open(source, os.O_RDONLY))
+        self.size = len(self.data) if self.fd is None else os.fstat(self.fd).st_size
+
+    def read(self, offset: int, length: int) -> bytes:
+        import os
+
+        if self.fd is None:
+            return bytes(self.data[offset:offset + length])
+        return os.pread(self.fd, length, offset)  # a regular file: all of it, short only at its end
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            import os
+
+            os.close(self.fd)
+
+
+def _lines_backward(proof: _RawProof, budget: ProofBudget):
+    """(offset, line) of each line of the proof, the last first, read RAW_BLOCK at a time from its end."""
+    end, tail = proof.size, b""  # tail: the start of a line that began in the block before
+    while end > 0:
+        start = max(0, end - RAW_BLOCK)
+        chunk = proof.read(start, end - start) + tail
+        lines = chunk.split(b"\n")
+        tail = lines.pop(0) if start else b""
+        if len(tail) > budget.line_bytes:
+            raise ProofError(f"{LRAT_SOLVER} wrote a proof line longer than {budget.line_bytes:,} bytes", "proof")
+        cursor = start + len(chunk)
+        for line in reversed(lines):
+            cursor -= len(line)
+            yield cursor, line
+            cursor -= 1  # its newline
+        end = start
+
+
+def _lines_forward(proof: _RawProof, budget: ProofBudget):
+    """Each line of the proof, first to last, read RAW_BLOCK at a time."""
+    start, head = 0, b""  # head: a line whose end is in the next block
+    while start < proof.size:
+        chunk = head + proof.read(start, RAW_BLOCK)
+        start += RAW_BLOCK
+        lines = chunk.split(b"\n")
+        head = lines.pop() if start < proof.size else b""
+        if len(head) > budget.line_bytes:
+            raise ProofError(f"{LRAT_SOLVER} wrote a proof line longer than {budget.line_bytes:,} bytes", "proof")
+        yield from lines
+
+
+def _kept_lemmas(proof: _RawProof, trim: bool, budget: ProofBudget) -> tuple:
+    """(offsets, lengths, ids) of the lines of the lemmas kept, the last first: from the last empty
+    clause back, each lemma whose id a kept lemma's hints name (every lemma when not `trim`)."""
+    from array import array
+
+    offsets, lengths, ids = array("q"), array("q"), array("q")
+    needed: set[bytes] = set()  # ids, as text, named by the hints of the lemmas kept: at most those and the query
+    text = 0
+    for offset, line in _lines_backward(proof, budget):
         head, _, rest = line.partition(b" ")
         if not rest or rest.startswith(b"d"):
             continue  # a deletion (`ID d IDS 0`) or no line
-        derived.append(int(head))
-        if not kept and not rest.startswith(b"0 ") or kept and trim and head not in needed:
+        if not ids and not rest.startswith(b"0 ") or ids and trim and head not in needed:
             continue  # after the empty clause, or not used by what is kept
         numbers = rest.split()
         needed.update(numbers[numbers.index(b"0") + 1:-1])
-        kept.append(line)
-    kept.reverse()
-    if min(derived, default=nclauses + 1) > nclauses:
-        return b"".join(line + b"\n" for line in kept)
-    derived.sort()
-    ids: dict[int, int] = {}
-    out = []
-    for ident, line in enumerate(kept, nclauses + 1):
-        numbers = [int(x) for x in line.split()]
-        ids[numbers[0]] = ident
+        ids.append(int(head))
+        offsets.append(offset)
+        lengths.append(len(line))
+        text += len(line) + 1
+        if len(ids) > budget.lemmas:
+            raise ProofError(f"the refutation rests on more than {budget.lemmas:,} lemmas, more than "
+                             "smtpuzzles.proofs.lrat checks", "proof")
+        if text > budget.text_bytes:
+            raise ProofError(_over_text(budget), "proof")
+    return offsets, lengths, ids
+
+
+def _early_lemma_ids(proof: _RawProof, nclauses: int, budget: ProofBudget):
+    """The ids of the lemmas CaDiCaL derived while it was still reading the query (below the last
+    query clause's id), ascending: its first lines, read until a lemma comes after every query clause."""
+    from array import array
+
+    early = array("q")
+    for line in _lines_forward(proof, budget):
+        head, _, rest = line.partition(b" ")
+        if not rest or rest.startswith(b"d"):
+            continue
+        ident = int(head)
+        if ident - 1 - len(early) >= nclauses:  # the ids below it hold every query clause
+            break
+        early.append(ident)
+    return early
+
+
+def _kept_text(proof: _RawProof, kept: tuple, early, nclauses: int) -> bytes:
+    """The kept lemmas' lines, first to last: as CaDiCaL wrote them when the query is numbered as the
+    checker numbers it (no `early` lemma ids), renumbered after the query's clauses otherwise."""
+    import bisect
+    import io
+
+    offsets, lengths, ids = (column[::-1] for column in kept)
+    out = io.BytesIO()
+    if not early:
+        for offset, length in zip(offsets, lengths):
+            out.write(proof.read(offset, length))
+            out.write(b"\n")
+        return out.getvalue()
+
+    def renumbered(hint: int) -> int:
+        kept_at = bisect.bisect_left(ids, hint)
+        if kept_at < len(ids) and ids[kept_at] == hint:
+            return nclauses + 1 + kept_at
+        return hint - bisect.bisect_left(early, hint)  # a query clause
+
+    for ident, (offset, length) in enumerate(zip(offsets, lengths), nclauses + 1):
+        numbers = [int(x) for x in proof.read(offset, length).split()]
         split = numbers.index(0, 1)
-        hints = [ids.get(h) or h - bisect.bisect_left(derived, h) for h in numbers[split + 1:-1]]
-        out.append(" ".join(map(str, [ident, *numbers[1:split + 1], *hints, 0])) + "\n")
-    return "".join(out).encode("ascii")
+        hints = [renumbered(h) for h in numbers[split + 1:-1]]
+        out.write(" ".join(map(str, [ident, *numbers[1:split + 1], *hints, 0])).encode("ascii") + b"\n")
+    return out.getvalue()
 
 
 # --------------------------------------------------------------------------------------- checking
-MAX_PROOF_BYTES = 512 * 1024 * 1024  # as text: a Python checker holds about 6x that in memory
-
-
 def read_proof(data: bytes, nvars: int, where: str = "proof") -> tuple[list[tuple[bool, list[int]]], list[str]]:
     """The steps of a DRUP text proof and, for messages, each step's line; ProofError on anything
     that is not one."""
@@ -345,7 +529,7 @@ class Certified:
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
-                  progress=None) -> Certified:
+                  progress=None, budget: ProofBudget = BUDGET) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -353,7 +537,8 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     refutation used. When python-sat cannot do that (see `cadical_lrat_solver`), one line says so and
     the DRUP path below runs instead, with the reason in the returned solver's name.
     A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
-    are written as LRAT, and that is checked; slower, by a Python checker's pace."""
+    are written as LRAT, and that is checked; slower, by a Python checker's pace.
+    Past a cap of `budget` (disk, memory, lemmas) there is no proof: a ProofError of one line."""
     import tempfile
     import time
 
@@ -371,26 +556,29 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
     if solver == LRAT_SOLVER:
-        lrat, checked = _certify_lrat(query, timeout, say, started)
+        lrat, checked = _certify_lrat(query, timeout, say, started, budget)
     else:
-        lrat, checked = _certify_drup(query, solver, timeout, say)
+        lrat, checked = _certify_drup(query, solver, timeout, say, budget)
     if not checked.ok:  # a bug in the writer or the trim; never stored
         raise ProofError(f"the LRAT proof written here was rejected: {checked.message}", "proof")
     return Certified(lrat, checked.lemmas, name, time.perf_counter() - started)
 
 
-def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float):
+def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, budget: ProofBudget):
+    import tempfile
     import time
+    from pathlib import Path
 
     from smtpuzzles.proofs.lrat import check_lrat
 
-    raw, _, _ = _refute(query, LRAT_SOLVER, timeout)
-    say(f"keeping the lemmas the refutation used, of CaDiCaL's {len(raw) / 1e6:.1f} MB LRAT proof")
-    try:
-        lrat = trim_lrat(raw, query.clauses)
-    except ValueError:
-        raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
-    del raw
+    # CaDiCaL's raw proof (gigabytes on large queries) stays on disk; only what is kept is read in.
+    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
+        raw, _ = _run_prover(query, LRAT_SOLVER, timeout, Path(tmp), budget.disk_bytes)
+        say(f"keeping the lemmas the refutation used, of CaDiCaL's {raw.stat().st_size / 1e6:.1f} MB LRAT proof")
+        try:
+            lrat = trim_lrat(raw, query.clauses, budget=budget)
+        except ValueError:
+            raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
     nvars, clauses = read_dimacs(query.text)
     say(f"checking the {len(lrat) / 1e6:.1f} MB LRAT proof")
     deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
@@ -400,11 +588,11 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float):
     return lrat, checked
 
 
-def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say):
+def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say, budget: ProofBudget):
     from smtpuzzles.proofs.drup import check_drup, to_lrat
     from smtpuzzles.proofs.lrat import check_lrat
 
-    made = prove(query, solver=solver, timeout=timeout)
+    made = Proof(*_refute(query, solver, timeout, budget.text_bytes))  # read whole: the text budget
     nvars, clauses = read_dimacs(query.text)
     steps, names = read_proof(made.text, nvars)
     say(f"checking the {len(made.text) / 1e6:.1f} MB DRUP proof backwards")
