@@ -192,6 +192,18 @@ def test_a_proof_past_its_budget_is_refused_in_one_line(cap, fragment, monkeypat
     assert proof.certify_query(query, timeout=60).lemmas > 3  # within the default budget it is made
 
 
+def test_a_proof_that_would_fill_the_temporary_folder_is_stopped(monkeypatch):
+    """The raw proof stays in the temporary folder (a tmpfs is memory): it may take the room left
+    there less a margin, and no more."""
+    import shutil
+
+    usage = shutil.disk_usage(".")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=proof.DISK_MARGIN + 2_000))
+    with pytest.raises(proof.ProofError, match="proof passed 2,000 bytes after .* the room left in the temporary") as refused:
+        proof.certify_query(pigeonhole(6), timeout=60)
+    assert one_line(refused.value.message)
+
+
 def test_the_drup_path_reads_no_proof_past_the_text_budget():
     with pytest.raises(proof.ProofError, match="proof passed 2,000 bytes after") as refused:
         proof.certify_query(pigeonhole(6), solver="glucose42", timeout=60, budget=proof.ProofBudget(text_bytes=2_000))

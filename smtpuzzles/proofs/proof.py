@@ -6,7 +6,9 @@ plus each assumption asserted, exactly as the sat engine adds them) as determini
 `prove` refutes it with a proof-logging solver in a child process and returns its DRUP proof;
 `check` verifies the proof with a checker that shares no code with the solver. `certify_query` makes
 the LRAT proof a run folder stores: CaDiCaL writes LRAT itself, a linear backward pass keeps what the
-refutation used, and smtpuzzles.proofs.lrat checks the result before it is returned.
+refutation used, and smtpuzzles.proofs.lrat checks the result before it is returned. CaDiCaL's raw proof
+(18.6 GB on the 12x12 reference formula) stays on disk and is read in blocks; `ProofBudget` says
+what one proof may take, and past it certify stops with one line.
 
 Nothing here knows a puzzle or the ledger: callers pass a `Formula` and assumption `Term`s.
 """
@@ -160,16 +162,24 @@ def _refute(query: Dimacs, solver: str, timeout: float | None,
 PROOF_FILE_POLL = 0.25  # seconds between looks at the size of the proof a child is writing
 
 
+DISK_MARGIN = 1 << 30  # room a proof leaves free in the temporary folder (a tmpfs is memory)
+
+
 def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_bytes: int):
     """(proof file in `folder`, wall seconds) of `python -m smtpuzzles.proofs.proof SOLVER` on the query.
-    The child is killed on timeout, on interrupt, and when its proof file passes `max_bytes` (a
-    proof that size could not be read: one line says so instead of a full disk or memory)."""
+    The child is killed on timeout, on interrupt, and when its proof file passes `max_bytes` or the
+    room left in the folder less DISK_MARGIN (a proof that size could not be read or would fill the
+    disk: one line says so instead)."""
+    import shutil
     import subprocess
     import sys
     import time
 
     cnf_path, proof_path, err_path = folder / "query.cnf", folder / "proof.txt", folder / "stderr.txt"
     cnf_path.write_bytes(query.data)
+    room = max(0, shutil.disk_usage(folder).free - DISK_MARGIN)
+    cap = "certify's budget for it (proof.ProofBudget)" if max_bytes <= room else "the room left in the temporary folder"
+    max_bytes = min(max_bytes, room)
     started = time.perf_counter()
     with open(err_path, "wb") as err:  # a file, not a pipe: nobody reads while the child runs
         child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proofs.proof", solver, str(cnf_path), str(proof_path)],
@@ -184,8 +194,8 @@ def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_b
     if stopped == "time":
         raise ProofError(f"{solver} found no proof within {timeout:g} s", "proof")
     if stopped == "size":
-        raise ProofError(f"{solver}'s proof passed {max_bytes:,} bytes after {seconds:.0f} s, more than certify's budget "
-                         "for it (proof.ProofBudget); no proof made", "proof")
+        raise ProofError(f"{solver}'s proof passed {max_bytes:,} bytes after {seconds:.0f} s, more than {cap}; "
+                         "no proof made", "proof")
     if child.returncode == SAT:
         raise ProofError(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
     if child.returncode != UNSAT:
