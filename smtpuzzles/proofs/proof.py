@@ -263,16 +263,23 @@ def _lrat_child(clauses: list[list[int]], proof_path: str) -> int:
         engine.delete()  # flushes and closes the proof file
 
 
+# CaDiCaL's own configuration for unsatisfiable instances (`--unsat`: no stable phases, no local
+# search), which every query certify refutes is meant to be: on the six King's-tour closing queries
+# (8x8 to 10x10, encoder and reference formula) making and checking their proofs took 30% less CPU
+# in all, and the kept proofs 38% less gzip (scripts/bench_proof.py).
+UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0}
+
+
 def cadical_lrat_solver(proof_file):
     """A python-sat CaDiCaL 1.9.5 solver that writes its proof as LRAT text to `proof_file` (a file
-    opened "w+b"; the solver closes it when deleted).
+    opened "w+b"; the solver closes it when deleted), configured for unsatisfiable instances.
 
     CaDiCaL fixes its proof format when a proof file is attached, from the options set then, and
     python-sat attaches its own (binary DRAT) in `Cadical195.new`, before `configure` can run. So
-    the solver is made without one, `lrat` and `binary` are set, and the file is attached with the
-    call `new` makes, `pysolvers.cadical195_tracepr`. This is the project's one use of python-sat
-    internals: whatever of them is missing or refuses is a ProofError that says so, and
-    certify_query falls back to the DRUP path."""
+    the solver is made without one, `lrat`, `binary` and UNSAT_CONFIGURATION are set, and the file
+    is attached with the call `new` makes, `pysolvers.cadical195_tracepr`. This is the project's one
+    use of python-sat internals: whatever of them is missing or refuses is a ProofError that says
+    so, and certify_query falls back to the DRUP path."""
     def lacks(what: str) -> ProofError:
         return ProofError(f"python-sat lacks {what}, which CaDiCaL's LRAT proofs need", "proof")
 
@@ -288,7 +295,7 @@ def cadical_lrat_solver(proof_file):
     try:
         if not all(hasattr(engine, name) for name in ("cadical", "prfile", "prfp")):
             raise lacks("the Cadical195 attributes cadical, prfile and prfp")
-        engine.configure({"lrat": 1, "binary": 0})
+        engine.configure({"lrat": 1, "binary": 0, **UNSAT_CONFIGURATION})
         engine.prfp = pysolvers.cadical195_tracepr(engine.cadical, proof_file)
     except ProofError:
         engine.delete()
