@@ -264,9 +264,8 @@ def _lrat_child(clauses: list[list[int]], proof_path: str) -> int:
 
 
 # CaDiCaL's own configuration for unsatisfiable instances (`--unsat`: no stable phases, no local
-# search), which every query certify refutes is meant to be: on the six King's-tour closing queries
-# (8x8 to 10x10, encoder and reference formula) making and checking their proofs took 30% less CPU
-# in all, and the kept proofs 38% less gzip (scripts/bench_proof.py).
+# search), which every query certify refutes is meant to be: on the published records' closing
+# queries it took 30% less CPU in all and kept 38% less gzip (docs/benchmarks.md).
 UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0}
 
 
