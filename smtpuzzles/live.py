@@ -89,8 +89,9 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
     out.recent_minutes, out.recent_checks = spent / 60, count
     if spent > 0:
         out.rate_recent = 60 * count / spent
-    if known(objective):
-        known(objective).progress(out, steps, lambda step, message: _bad(step, where, message))
+    kind = known(objective)
+    if kind:
+        kind.progress(out, steps, lambda step, message: _bad(step, where, message))
     return out
 
 
@@ -113,7 +114,8 @@ def rate_text(p: Progress) -> str:
 
 def where_text(p: Progress) -> str:
     """Where the run is, in one short phrase."""
-    phrase = known(p.objective).where(p) if known(p.objective) else None
+    kind = known(p.objective)
+    phrase = kind.where(p) if kind else None
     if phrase:
         return phrase
     return "before the first answer" if p.best is None else "first answer found"
@@ -121,7 +123,8 @@ def where_text(p: Progress) -> str:
 
 def brief_where(p: Progress) -> str | None:
     """Where the run is in a few words, as its objective kind says it (None before it can say)."""
-    return known(p.objective).where(p, brief=True) if known(p.objective) else None
+    kind = known(p.objective)
+    return kind.where(p, brief=True) if kind else None
 
 
 def estimate_text(p: Progress) -> str:

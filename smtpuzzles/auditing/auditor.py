@@ -30,6 +30,7 @@ from typing import Callable
 
 from smtpuzzles.cubes import coverage_problem, without_cube
 from smtpuzzles.auditing import auditproof as proving
+from smtpuzzles.objectives.base import distinct
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.canonical import canonical_json, sha256_text
@@ -258,11 +259,7 @@ def required_refutation(folder, rules: Rules, kind: str, mode: str, models, witn
 
 
 def _distinct(rules: Rules, solutions: list[dict]) -> list[dict]:
-    out: list[dict] = []
-    for solution in solutions:
-        if not any(rules.same(solution, other) for other in out):
-            out.append(solution)
-    return out
+    return distinct(solutions, rules.same)
 
 
 def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, witnesses) -> tuple[dict | None, str | None]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from smtpuzzles import puzzles
 from smtpuzzles.contract import Puzzle, adopt
+from smtpuzzles.objectives.base import distinct as distinct_by
 
 
 @dataclass
@@ -36,11 +37,7 @@ class CrossCheck:
 
 def distinct(puzzle: Puzzle, instance, solutions: list) -> list:
     """The solutions with repeats (by the puzzle's `same_solution`) left out."""
-    kept: list = []
-    for solution in solutions:
-        if not any(puzzle.same_solution(instance, solution, other) for other in kept):
-            kept.append(solution)
-    return kept
+    return distinct_by(solutions, lambda a, b: puzzle.same_solution(instance, a, b))
 
 
 def cross_check(puzzle: Puzzle | ModuleType | str, instance, *, limit: int = 200_000, time_limit: float = 60.0,

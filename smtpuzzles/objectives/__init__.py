@@ -99,13 +99,11 @@ def integer_list_fields(op: str) -> tuple[str, ...]:
 def claim_terms(objective: Any, claim: dict) -> list[Term]:
     """The assumptions of the check that tests `claim` (a recorded step's structured claim); a
     claim split into cubes (smtpuzzles.cubes) adds its cube's variables as true literals."""
-    kind = kind_of_claim(claim) if claim["op"] in OPS else _unknown(claim)
+    if claim["op"] not in OPS:
+        raise ValueError(f"unknown claim {claim['op']!r}")
+    kind = OPS[claim["op"]]
     base = [] if kind is None else kind.terms(objective, claim)
     return base + [lit(name) for name in claim.get("cube", ())]
-
-
-def _unknown(claim: dict):
-    raise ValueError(f"unknown claim {claim['op']!r}")
 
 
 def describe(claim: dict, objective: Any = None) -> str:

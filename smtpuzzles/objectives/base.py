@@ -49,6 +49,15 @@ class Recorded:
     short: Callable[..., str]  # any value cut to a few characters for a message
 
 
+def distinct(solutions: list[dict], same: Callable[[dict, dict], bool]) -> list[dict]:
+    """The solutions with repeats (by `same`) left out, in their order."""
+    kept: list[dict] = []
+    for solution in solutions:
+        if not any(same(solution, other) for other in kept):
+            kept.append(solution)
+    return kept
+
+
 def vector_text(vector: Sequence[int]) -> str:
     """A vector of small ints in few characters: digits run together, anything larger comma-separated."""
     if all(isinstance(d, int) and 0 <= d < 10 for d in vector):
