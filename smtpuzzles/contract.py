@@ -56,6 +56,13 @@ Optional (default in brackets):
                                             {"op": "at_least", "k": k}, {"op": "block", "solutions":
                                             [...]}, {"op": "first"}; None where it has none [absent:
                                             the audit says the claim rests on the encoder]
+  reference_symmetry(instance, claim)       a symmetry lemma for that formula F, proposed, never
+    -> dict | None                          trusted: {"generators": [[[var, image], ...], ...],
+                                            "blocks": [[literals, auxiliaries], ...] (its at-most-one
+                                            ladders), "breaking": [literals], "covered": [literals],
+                                            "summary": words}; smtpuzzles.symmetry.check_formula
+                                            verifies it on F, and the reference proof is then of F
+                                            and the breaking clause [absent: F alone]
   brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search,
                                             by a search from the rules: `smtpuzzles.auditing.crosscheck`
                                             holds solve, unique, count and the optimum (the largest
@@ -185,7 +192,8 @@ REQUIRED = {
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
-    "certificate": 2, "certify": 2, "convert": 2, "reference": 2, "brute_force": 2, "draw": 2,
+    "certificate": 2, "certify": 2, "convert": 2, "reference": 2, "reference_symmetry": 2,
+    "brute_force": 2, "draw": 2,
 }
 
 
@@ -294,6 +302,7 @@ class Puzzle:
             getattr(source, "certificate", None) or getattr(source, "certify", None))
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
         self.reference: Callable[[Any, dict], str | None] | None = getattr(source, "reference", None)
+        self.reference_symmetry: Callable[[Any, dict], dict | None] | None = getattr(source, "reference_symmetry", None)
         self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)
         self.draw: Callable[[Any, dict | None], str] | None = getattr(source, "draw", None)
         self.CONVERTS: str | None = getattr(source, "CONVERTS", None)

@@ -301,19 +301,26 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record)
     reference = readback.reference_query(module, instance, claim, where)
-    if reference is not None and not _stored_for(run.get("reference_proof"), reference, claim):
+    if reference is not None and not any(_stored_for(run.get("reference_proof"), q, claim)
+                                         for q in (reference.plain, reference.broken) if q is not None):
         if progress:
-            progress("the same claim on the reference encoding, written from the rules alone")
+            progress("the same claim on the reference encoding, written from the rules alone" + (
+                f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
+            if reference.refused:
+                progress(f"{reference.refused}; proving the reference formula without it")
+        query = reference.broken or reference.plain
         try:
-            made = proofs.certify_query(reference, timeout=timeout, progress=progress)
+            made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
         except proofs.ProofError as exc:
             if "satisfiable" in exc.message:
                 raise proofs.ProofError("the reference encoding, written from the rules alone, has a solution the "
                                         "claim rules out: the encoder's formula is stricter than the rules",
                                         str(run_dir)) from None
             raise
-        record = {**proof_record(reference, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
-        files = {REFERENCE_DIMACS: proofs.compress(reference.data), REFERENCE_PROOF: proofs.compress(made.lrat)}
+        record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
+        if reference.broken:
+            record["symmetry"] = reference.summary
+        files = {REFERENCE_DIMACS: proofs.compress(query.data), REFERENCE_PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record, key="reference_proof")
     return run
 

@@ -150,3 +150,71 @@ def test_honest_runs_audit_clean_with_both_proofs_and_name_their_instance(cli, p
                for f in report["findings"])
     code, out, err = cli("audit", run_dir, "--proof")
     assert "instance: " + puzzle in out and "reference encoding, from the rules alone" in " ".join(out.split())
+
+
+# ------------------------------------------------------------------ the reference's symmetry lemma
+def test_a_certified_kingtour_reference_proof_uses_the_checked_symmetry_lemma(cli):
+    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    record = json.loads((run_dir / "run.json").read_text())["reference_proof"]
+    assert record["symmetry"] == "the tour starts in one of 9 of the 36 cells, by 4 symmetries of the board"
+    assert record["clauses"] == len(kingtour_reference(run_dir).clauses) + 1  # F and the breaking clause
+    code, report = audited(cli, run_dir)
+    assert code == 0 and report["verdict"] == "clean", failing(report)
+    assert any("with its symmetry lemma checked here (the tour starts in one of 9" in r for r in report["rests_on"])
+
+
+def kingtour_reference(run_dir: Path):
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    run = json.loads((run_dir / "run.json").read_text())
+    board = kingtour.from_canonical(run["instance"])
+    return rules.reference(board, run["reference_proof"]["claim"])
+
+
+def test_a_stored_symmetric_proof_fails_when_the_lemma_no_longer_holds(cli, monkeypatch):
+    """The folder only says which of the two formulas its proof refutes; the audit derives both. A
+    lemma that fails here (a proposal that lost a generator) leaves the stored proof unusable."""
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    real = rules.symmetry
+    monkeypatch.setattr(rules, "symmetry",
+                        lambda board, claim: dict(real(board, claim), generators=real(board, claim)["generators"][:1]))
+    code, report = audited(cli, run_dir)
+    assert code == 1 and report["verdict"] == "FAILED"
+    (section, text), = failing(report)
+    assert section == "reference" and "breaking clause" in text and "symmetry lemma fails: no symmetry moves" in text
+
+
+def test_a_refused_proposal_leaves_the_reference_proof_of_the_formula_alone(cli, monkeypatch):
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    real = rules.symmetry
+    monkeypatch.setattr(rules, "symmetry", lambda board, claim: dict(real(board, claim), breaking=[1]))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    record = json.loads((run_dir / "run.json").read_text())["reference_proof"]
+    assert "symmetry" not in record and record["clauses"] == len(kingtour_reference(run_dir).clauses)
+    code, report = audited(cli, run_dir)  # stored proof of F: checked against F, clean
+    assert code == 0 and report["verdict"] == "clean", failing(report)
+    monkeypatch.setattr(rules, "symmetry", real)
+    code, report = audited(cli, run_dir)  # with a lemma that holds, the stored proof of F still counts
+    assert code == 0 and report["verdict"] == "clean", failing(report)
+
+
+def test_a_folder_claiming_a_symmetric_proof_of_the_plain_formula_fails(cli):
+    """run.json says "symmetry" but the stored DIMACS is F alone: the audit checks against F & C,
+    which it builds itself, so the stored DIMACS is not the formula it derives."""
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    code, out, err = cli("certify", run_dir)
+    assert code == 0, err
+    run = json.loads((run_dir / "run.json").read_text())
+    run["reference_proof"].pop("symmetry")
+    (run_dir / "run.json").write_text(json.dumps(run))
+    code, report = audited(cli, run_dir)
+    assert code == 1
+    (section, text), = failing(report)
+    assert section == "reference" and "not the formula the reference encoding builds" in text

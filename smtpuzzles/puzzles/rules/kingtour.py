@@ -98,3 +98,40 @@ def decode(board, model) -> dict:
         if v in true:
             tour[r][c] = t + 1
     return {"grid": grid, "tour": tour}
+
+
+def symmetry(board, claim: dict) -> dict | None:
+    """A proposal, checked by smtpuzzles.symmetry.check_formula before any proof uses it: the maps of
+    the square that keep the boxes and the clues move the cells (digits and visits with them) and
+    leave every step's digit, so the claim, alone; each start cell is moved to the smallest of its
+    orbit, so the tour may be asked to start in one of those. None where no map qualifies."""
+    n, last = board.size, board.size - 1
+    built = reference(board, claim)
+    _, digit, visit, _ = _declare(board)  # the same numbering as `built`'s
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    boxes = {frozenset((top + i, left + j) for i in range(board.box_rows) for j in range(board.box_cols))
+             for top in range(0, n, board.box_rows) for left in range(0, n, board.box_cols)}
+    shapes = [lambda r, c: (r, last - c), lambda r, c: (last - r, c), lambda r, c: (last - r, last - c),
+              lambda r, c: (c, r), lambda r, c: (last - c, last - r), lambda r, c: (c, last - r),
+              lambda r, c: (last - c, r)]
+    maps = []
+    for shape in shapes:
+        moved = {x: shape(*x) for x in cells}
+        if all(frozenset(moved[x] for x in b) in boxes for b in boxes) and \
+                all(board.clues[r][c] == board.clues[a][b] for (r, c), (a, b) in moved.items()):
+            maps.append(moved)
+    if not maps:
+        return None
+    starts = sorted({min([x] + [m[x] for m in maps]) for x in cells})
+    generators = []
+    for m in maps:
+        pairs = [[digit[x + (k,)], digit[m[x] + (k,)]] for x in cells for k in range(1, n + 1)]
+        pairs += [[visit[(t,) + x], visit[(t,) + m[x]]] for t in range(n * n) for x in cells]
+        generators.append(pairs)
+    return {"generators": generators, "blocks": [[list(lits), list(aux)] for lits, aux in built.ladders],
+            "breaking": [visit[(0,) + x] for x in starts], "covered": [visit[(0,) + x] for x in cells],
+            "summary": f"the tour starts in one of {len(starts)} of the {n * n} cells, by {len(maps) + 1} "
+                       "symmetries of the board",
+            # Past 10x10 CaDiCaL refutes one start cell at a time far faster than all at once (12x12:
+            # about 30 s against 360 s; 9x9 and 10x10 the other way round), docs/benchmarks.md.
+            "parts": n > 10}

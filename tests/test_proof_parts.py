@@ -1,0 +1,107 @@
+"""Proofs in parts (smtpuzzles.proofs.proof, `split`): a query refuted once per literal of one of its
+clauses, the parts joined into one LRAT proof of the query itself. Nothing of the joining is
+trusted: smtpuzzles.proofs.lrat checks the joined proof against the query alone, and dratify gives a
+second opinion. Tested on a hand-made formula, on King's-tour reference formulas, through certify
+and the audit, and with the joined proof broken one way at a time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from second_opinion import dratify_check, lrat_as_drup
+from smtpuzzles.proofs import proof as proofs
+from smtpuzzles.proofs.lrat import check_lrat
+
+
+def dimacs(nvars: int, clauses) -> proofs.Dimacs:
+    text = f"p cnf {nvars} {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    return proofs.Dimacs(text, nvars, len(clauses))
+
+
+# (a | b | c), each of a, b, c implies d, and d is false; the split clause is the first.
+SMALL = dimacs(4, [[1, 2, 3], [-1, 4], [-2, 4], [-3, 4], [-4]])
+
+
+def test_a_small_query_refuted_in_parts_checks_whole():
+    made = proofs.certify_query(SMALL, split=1)
+    assert made.solver.endswith("in 3 parts")
+    _, clauses = proofs.read_dimacs(SMALL.text)
+    assert check_lrat(4, clauses, made.lrat).ok
+    assert dratify_check(SMALL, lrat_as_drup(made.lrat))[0]
+    last = made.lrat.strip().splitlines()[-1].split()
+    assert last[1] == b"0" and last[-2] == b"1"  # the empty clause, from the units and clause 1
+
+
+def test_each_part_is_weakened_by_its_literal():
+    """Every lemma of the joined proof (but the last) holds the negation of one split literal, so
+    each part's lemmas are lemmas of the query, not of the query and the part's unit."""
+    made = proofs.certify_query(SMALL, split=1)
+    for line in made.lrat.strip().splitlines()[:-1]:
+        tokens = line.split()
+        if tokens[1] == b"d":
+            continue
+        lits = [int(x) for x in tokens[1:tokens.index(b"0", 1)]]
+        assert {-1, -2, -3} & set(lits), line
+
+
+@pytest.mark.parametrize("cut", ["drop_negation", "drop_last", "drop_unit"])
+def test_a_joined_proof_broken_one_way_is_rejected(cut):
+    made = proofs.certify_query(SMALL, split=1)
+    lines = made.lrat.strip().splitlines()
+    if cut == "drop_last":
+        lines = lines[:-1]
+    elif cut == "drop_unit":  # the last part's unit is missing from the final hints
+        tokens = lines[-1].split()
+        lines[-1] = b" ".join(tokens[:3] + tokens[4:])
+    else:  # a part's lemma without its literal's negation: no longer implied by the query
+        for i, line in enumerate(lines):
+            tokens = line.split()
+            if tokens[1] != b"d" and b"-1" in tokens[1:tokens.index(b"0", 1)]:
+                tokens.remove(b"-1")
+                lines[i] = b" ".join(tokens)
+                break
+    _, clauses = proofs.read_dimacs(SMALL.text)
+    assert check_lrat(4, clauses, b"\n".join(lines) + b"\n").ok is False
+
+
+def test_a_satisfiable_part_means_no_proof():
+    query = dimacs(4, [[1, 2, 3], [-1, 4], [-2, 4], [-4]])  # c alone is a model
+    with pytest.raises(proofs.ProofError, match="satisfiable"):
+        proofs.certify_query(query, split=1)
+
+
+def test_a_split_clause_out_of_range_is_one_line():
+    with pytest.raises(proofs.ProofError, match="not one to split on"):
+        proofs.certify_query(SMALL, split=9)
+
+
+def test_a_kingtour_reference_in_parts_agrees_with_the_whole():
+    from smtpuzzles.folders.readback import reference_query
+    from smtpuzzles.puzzles import kingtour
+    from test_rules_reference import kt_board
+
+    board = kt_board(6, "2x3")
+    best = [6, 6, 6, 6, 5, 5, 5, 4, 6] + [6] * 27  # the seed's best 6x6 prefix, then digits no tour reads
+    query = reference_query(kingtour, board, {"op": "lex_greater", "best": best}, "test").broken
+    whole = proofs.certify_query(query)
+    parts = proofs.certify_query(query, split=query.clauses)
+    assert parts.solver.endswith("in 9 parts") and whole.solver == proofs.LRAT_SOLVER
+    _, clauses = proofs.read_dimacs(query.text)
+    assert check_lrat(query.variables, clauses, parts.lrat).ok
+
+
+def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch):
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    real = rules.symmetry
+    monkeypatch.setattr(rules, "symmetry", lambda board, claim: dict(real(board, claim), parts=True))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    record = json.loads((run_dir / "run.json").read_text())["reference_proof"]
+    assert record["solver"] == f"{proofs.LRAT_SOLVER}, in 3 parts" and "symmetry" in record
+    code, out, err = cli("audit", run_dir, "--proof", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "clean", report["findings"]
