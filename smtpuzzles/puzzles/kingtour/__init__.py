@@ -145,5 +145,6 @@ def reference_symmetry(instance, claim: dict) -> dict | None:
 __all__ = ['Board', 'DEFAULT_ENGINE', 'DIGIT_CHARS', 'ENCODINGS', 'ENGINE_PARAMS', 'INPUT_REQUIRED', 'LIMITS',
            'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', '_encode_onehot', '_encode_posted', '_encode_symmetric',
            '_generating', 'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
-           'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference', 'reference_symmetry',
+           'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference',
+           'reference_symmetry',
            'render', 'snake_solution', 'tour_cubes', 'value', 'value_json', 'value_text']
