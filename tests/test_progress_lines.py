@@ -74,3 +74,22 @@ def test_the_ticker_keeps_its_pace_survives_a_failing_line_and_stops_with_its_bl
     with Ticker(lambda: "x" * 200, 0, stream=quiet):
         time.sleep(0.1)
     assert quiet.getvalue() == "" and clock(3725.9) == "1:02:05"
+
+
+def test_a_piped_certify_says_which_proof_it_is_making(tmp_path):
+    """solve --certify and certify off a terminal: the latest proof step as a plain line."""
+    done = piped("solve", "kingtour", "--size", 6, "--certify", "--progress-every", 0.2, "--out", tmp_path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = progress_lines(done.stderr)
+    assert any("certify: " in line for line in lines), done.stderr
+    run_dir = next(d for d in tmp_path.iterdir() if (d / "run.json").is_file())
+    for name in ("proof.lrat.gz", "reference.lrat.gz"):
+        (run_dir / name).unlink()
+    import json
+
+    run = json.loads((run_dir / "run.json").read_text())
+    run.pop("proof"), run.pop("reference_proof")
+    (run_dir / "run.json").write_text(json.dumps(run))
+    again = piped("certify", run_dir, "--progress-every", 0.2, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert any(re.search(r"certify: (proving|checking|keeping)", line) for line in progress_lines(again.stderr))

@@ -159,6 +159,7 @@ def _certify_command(sub) -> None:
     certify.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
     certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                          help="seconds allowed for the proof-logging solver (default: none)")
+    progress_flag(certify)
 
 
 def _show_command(sub) -> None:

@@ -123,15 +123,13 @@ def solve_or_resume(args, module, progress, live):
 
 def finish_solve(args, module, instance, outcome, ledger, err) -> int:
     """After the run is sealed: the proofs when asked (--certify), then the answer."""
-    from smtpuzzles import run as runner
 
     run = ledger.run
     certify_failed = False
     if args.certify and outcome.certificate is not None:
         # After the run is sealed: a proof that fails leaves the answer recorded, and says so.
-        say = (lambda words: err.print(words, highlight=False)) if (err.is_terminal and not args.json) else None
         try:
-            run["proof"] = runner.certify(ledger.dir, progress=say)["proof"]
+            run["proof"] = certify_saying(ledger.dir, err, args.progress_every, quiet=args.json)["proof"]
         except InputError as exc:  # an arithmetic encoding, a time limit: the answer stands, recorded
             print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
             certify_failed = True
@@ -256,15 +254,29 @@ class ProgressView:
         return Group(*shown)
 
 
-def cmd_certify(args) -> int:
+def certify_saying(run_dir: Path, err, every: float, timeout: float | None = None, quiet: bool = False) -> dict:
+    """`run.certify` telling where it stands: on a terminal each step as a line (none with --json);
+    off one, a plain progress line every `every` seconds with the latest step, as a solve does."""
     from smtpuzzles import run as runner
+
+    latest = ["certify: rebuilding the closing query"]
+
+    def say(words: str) -> None:
+        latest[0] = f"certify: {words}"
+        if err.is_terminal and not quiet:
+            err.print(words, highlight=False)
+
+    with Ticker(lambda: latest[0], 0 if err.is_terminal else every):
+        return runner.certify(run_dir, timeout=timeout, progress=say)
+
+
+def cmd_certify(args) -> int:
 
     from smtpuzzles.proofs.proof import ProofError
 
     err = Console(stderr=True)
     try:
-        run = runner.certify(Path(args.run_dir), timeout=args.time_limit,
-                             progress=lambda words: err.print(words, highlight=False) if err.is_terminal else None)
+        run = certify_saying(Path(args.run_dir), err, args.progress_every, timeout=args.time_limit)
     except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)
         print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
         return 1
