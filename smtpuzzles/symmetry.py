@@ -247,6 +247,8 @@ def lemma_from_json(data, nvars: int) -> FormulaLemma | str:
         if not (isinstance(b, (list, tuple)) and len(b) == 2 and literals(b[0]) and literals(b[1])
                 and all(v > 0 for v in b[1]) and len(b[1]) == len(b[0]) - 1 >= 1):
             return "a block is not [literals, one auxiliary variable fewer]"
+        if len(set(b[0])) != len(b[0]):  # a repeated literal is forced false: no longer "at most one of a set"
+            return "a block repeats a literal"
         blocks.append((tuple(b[0]), tuple(b[1])))
     if not literals(data.get("breaking")) or not data["breaking"] or not literals(data.get("covered")):
         return "the breaking or covered clause is not a list of literals"

@@ -163,6 +163,7 @@ def test_a_map_that_is_not_a_permutation_is_refused(board_claim):
     {"summary": "s", "breaking": [1], "covered": [1], "generators": [[[1, 2], [1, 3]]]},
     {"summary": "s", "breaking": [1], "covered": [1], "blocks": [[[1, 2], [3, 4]]]},
     {"summary": "s", "breaking": [1], "covered": [1], "blocks": [[[1, 2], [-3]]]},
+    {"summary": "s", "breaking": [1], "covered": [1], "blocks": [[[1, 1, 2], [3, 4]]]},  # x twice: x is forced false
 ])
 def test_a_malformed_proposal_is_one_line(bad):
     assert isinstance(lemma_from_json(bad, 100), str)
