@@ -62,7 +62,9 @@ Optional (default in brackets):
                                             ladders), "breaking": [literals], "covered": [literals],
                                             "summary": words}; smtpuzzles.symmetry.check_formula
                                             verifies it on F, and the reference proof is then of F
-                                            and the breaking clause [absent: F alone]
+                                            and the breaking clause; "parts": true, or a clause of
+                                            F, advises refuting it one literal of C (or of that
+                                            clause) at a time [absent: F alone]
   brute_force(instance, limit) -> list      every solution, or None past `limit` steps of search,
                                             by a search from the rules: `smtpuzzles.auditing.crosscheck`
                                             holds solve, unique, count and the optimum (the largest

@@ -93,15 +93,23 @@ def test_a_kingtour_reference_in_parts_agrees_with_the_whole():
     assert check_lrat(query.variables, clauses, parts.lrat).ok
 
 
-def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch):
+@pytest.mark.parametrize("split,parts", [("breaking", 3), ("beats", 16)])
+def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch, split, parts):
+    """Split on the breaking clause (the start cell) or on F's "beats best first at step i"."""
     from smtpuzzles.puzzles.rules import kingtour as rules
 
     real = rules.symmetry
-    monkeypatch.setattr(rules, "symmetry", lambda board, claim: dict(real(board, claim), parts=True))
+
+    def advised(board, claim):
+        proposal = real(board, claim)
+        wanted = True if split == "breaking" else rules.beats_clause(rules.reference(board, claim), 4)
+        return dict(proposal, parts=wanted if claim.get("op") == "lex_greater" else None)
+
+    monkeypatch.setattr(rules, "symmetry", advised)
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
     record = json.loads((run_dir / "run.json").read_text())["reference_proof"]
-    assert record["solver"] == f"{proofs.LRAT_SOLVER}, in 3 parts" and "symmetry" in record
+    assert record["solver"] == f"{proofs.LRAT_SOLVER}, in {parts} parts" and "symmetry" in record
     code, out, err = cli("audit", run_dir, "--proof", "--json")
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean", report["findings"]

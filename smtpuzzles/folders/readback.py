@@ -128,12 +128,7 @@ class ReferenceQuery:
     symmetry: str | None  # the verified lemma in words
     summary: str | None  # its breaking clause in the puzzle's words
     refused: str | None  # why a proposed lemma does not hold (a bug in the puzzle's proposal)
-    parts: bool = False  # the puzzle's advice: refute F & C one literal of C at a time
-
-    @property
-    def split(self) -> int | None:
-        """The clause of the proof's query to split it on (C, its last), where the puzzle advises it."""
-        return self.broken.clauses if self.parts and self.broken is not None else None
+    split: int | None = None  # the puzzle's advice: refute F & C one literal of this clause of it at a time
 
     def query(self, symmetric: bool):
         return self.broken if symmetric else self.plain
@@ -169,4 +164,16 @@ def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery
     lines.extend(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in [*clauses, list(lemma.breaking)])
     broken = "".join(lines)
     return ReferenceQuery(plain, proofs.Dimacs(broken, nvars, len(clauses) + 1), words, lemma.summary, None,
-                          proposal.get("parts") is True)
+                          _split_at(proposal.get("parts"), clauses, lemma.breaking))
+
+
+def _split_at(parts, clauses, breaking) -> int | None:
+    """The number in F & C of the clause the proposal advises splitting on: `true` for C, a list of
+    literals for that clause of F (the first such), None otherwise. Only advice: a split on any clause
+    is sound, and the joined proof is checked whole."""
+    if parts is True:
+        return len(clauses) + 1
+    if isinstance(parts, list) and parts and all(isinstance(x, int) and not isinstance(x, bool) for x in parts):
+        wanted = sorted(set(parts))
+        return next((i for i, c in enumerate(clauses, 1) if len(c) == len(parts) and sorted(set(c)) == wanted), None)
+    return None
