@@ -69,7 +69,8 @@ def main() -> int:
                 continue
             record = json.loads((copy / "run.json").read_text())["reference_proof"]
             size = sum((copy / name).stat().st_size for name in FILES)
-            fits = folder_bytes(RESULTS) + size <= BUDGET
+            stored = sum((published / name).stat().st_size for name in FILES if (published / name).is_file())
+            fits = folder_bytes(RESULTS) - stored + size <= BUDGET  # a stored one is replaced
             print(f"{entry['board']:<18} {seconds:8.1f} {record['lemmas']:>9,} {size / 1e6:10.1f}  {'yes' if fits else 'no'}",
                   flush=True)
             if args.store and fits:  # as certify stores it: the files, then run.json, under the folder's lock

@@ -120,7 +120,8 @@ def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[lis
 PROOF_SOLVERS = ("glucose42", "glucose4", "glucose3", "lingeling", "cadical153", "cadical195", "cadical300")
 DEFAULT_SOLVER = "glucose42"
 # certify_query's own path: CaDiCaL 1.9.5 writing LRAT, so nothing is checked backwards in Python.
-LRAT_SOLVER = "cadical195-lrat"
+LRAT_CADICAL = "cadical300"  # python-sat's CaDiCaL 3.0.0 (docs/benchmarks.md: faster than 1.9.5, smaller raw proofs)
+LRAT_SOLVER = f"{LRAT_CADICAL}-lrat"
 CERTIFY_SOLVERS = (LRAT_SOLVER, *PROOF_SOLVERS)
 SAT, UNSAT = 10, 20  # the child's exit status, as SAT solvers report it
 
@@ -270,38 +271,40 @@ UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0}
 
 
 def cadical_lrat_solver(proof_file):
-    """A python-sat CaDiCaL 1.9.5 solver that writes its proof as LRAT text to `proof_file` (a file
-    opened "w+b"; the solver closes it when deleted), configured for unsatisfiable instances.
+    """A python-sat CaDiCaL (LRAT_CADICAL) solver that writes its proof as LRAT text to `proof_file`
+    (a file opened "w+b"; the solver closes it when deleted), configured for unsatisfiable instances.
 
     CaDiCaL fixes its proof format when a proof file is attached, from the options set then, and
-    python-sat attaches its own (binary DRAT) in `Cadical195.new`, before `configure` can run. So
-    the solver is made without one, `lrat`, `binary` and UNSAT_CONFIGURATION are set, and the file
-    is attached with the call `new` makes, `pysolvers.cadical195_tracepr`. This is the project's one
-    use of python-sat internals: whatever of them is missing or refuses is a ProofError that says
-    so, and certify_query falls back to the DRUP path."""
+    python-sat attaches its own (binary DRAT) in `new`, before `configure` can run. So the solver
+    is made without one, `lrat`, `binary` and UNSAT_CONFIGURATION are set, and the file is attached
+    with the call `new` makes, `pysolvers.<solver>_tracepr`. This is the project's one use of
+    python-sat internals: whatever of them is missing or refuses is a ProofError that says so, and
+    certify_query falls back to the DRUP path."""
     def lacks(what: str) -> ProofError:
         return ProofError(f"python-sat lacks {what}, which CaDiCaL's LRAT proofs need", "proof")
 
+    tracepr, class_name = f"{LRAT_CADICAL}_tracepr", LRAT_CADICAL.capitalize()
     try:
         import pysolvers
-        from pysat.solvers import Cadical195
+        from pysat import solvers
     except ImportError as exc:
         raise lacks(f"a module ({exc})") from None
-    for owner, name in ((pysolvers, "cadical195_tracepr"), (Cadical195, "configure")):
+    solver_class = getattr(solvers, class_name, None)
+    for owner, name in ((pysolvers, tracepr), (solver_class, "configure")):
         if not callable(getattr(owner, name, None)):
-            raise lacks(f"{getattr(owner, '__name__', owner)}.{name}")
-    engine = Cadical195()
+            raise lacks(f"{getattr(owner, '__name__', class_name)}.{name}")
+    engine = solver_class()
     try:
         if not all(hasattr(engine, name) for name in ("cadical", "prfile", "prfp")):
-            raise lacks("the Cadical195 attributes cadical, prfile and prfp")
+            raise lacks(f"the {class_name} attributes cadical, prfile and prfp")
         engine.configure({"lrat": 1, "binary": 0, **UNSAT_CONFIGURATION})
-        engine.prfp = pysolvers.cadical195_tracepr(engine.cadical, proof_file)
+        engine.prfp = getattr(pysolvers, tracepr)(engine.cadical, proof_file)
     except ProofError:
         engine.delete()
         raise
     except Exception as exc:  # noqa: BLE001 - a changed python-sat may fail in any way here
         engine.delete()
-        raise lacks(f"a working pysolvers.cadical195_tracepr ({type(exc).__name__}: {str(exc)[:40]})") from None
+        raise lacks(f"a working pysolvers.{tracepr} ({type(exc).__name__}: {str(exc)[:40]})") from None
     engine.prfile = proof_file  # as for its own proof file: `delete` releases and closes it
     return engine
 
@@ -549,7 +552,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
-    `solver` LRAT_SOLVER (the default): CaDiCaL 1.9.5 writes LRAT, `trim_lrat` keeps what the
+    `solver` LRAT_SOLVER (the default): CaDiCaL 3.0.0 writes LRAT, `trim_lrat` keeps what the
     refutation used. When python-sat cannot do that (see `cadical_lrat_solver`), one line says so and
     the DRUP path below runs instead, with the reason in the returned solver's name.
     A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
