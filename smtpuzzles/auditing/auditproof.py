@@ -89,9 +89,9 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
                  reference.split if symmetric else None)
     if _proved(report, "reference"):
-        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone" + (
-            f", with its symmetry lemma checked here ({reference.summary})"
-            if symmetric else ""))
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+        if symmetric:
+            report.rests_on.append(f"its symmetry lemma, checked here by smtpuzzles.symmetry ({reference.summary})")
         if reference.refused:
             report.evidence.append(f"{reference.refused}: the reference formula was proved without it")
 
