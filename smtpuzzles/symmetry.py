@@ -233,6 +233,10 @@ def lemma_from_json(data, nvars: int) -> FormulaLemma | str:
 
     if not isinstance(data, dict) or not isinstance(data.get("summary"), str):
         return "the proposal is not an object with a summary"
+    if not all(isinstance(data.get(key, []), (list, tuple)) for key in ("generators", "blocks")):
+        return "the generators or the blocks are not a list"
+    if len(data.get("generators", [])) > GROUP_LIMIT:  # no group this check accepts needs more
+        return f"more than {GROUP_LIMIT} generators"
     generators = []
     for g in data.get("generators") or ():
         if not isinstance(g, (list, tuple)) or not all(isinstance(p, (list, tuple)) and len(p) == 2 and all(
@@ -241,7 +245,8 @@ def lemma_from_json(data, nvars: int) -> FormulaLemma | str:
         as_map = {v: w for v, w in g if v != w}
         if len(as_map) != sum(1 for v, w in g if v != w):
             return "a generator maps one variable twice"
-        generators.append(as_map)
+        if as_map and as_map not in generators:  # the identity and repeats add nothing but work
+            generators.append(as_map)
     blocks = []
     for b in data.get("blocks") or ():
         if not (isinstance(b, (list, tuple)) and len(b) == 2 and literals(b[0]) and literals(b[1])
