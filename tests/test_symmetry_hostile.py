@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pysat.solvers import Solver
 
-from smtpuzzles.symmetry import GROUP_LIMIT, closure, check_formula, ladder, lemma_from_json
+from smtpuzzles.symmetry import GROUP_LIMIT, closure, ladder, lemma_from_json
 
 
 def sat(clauses) -> bool:
