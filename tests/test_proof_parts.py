@@ -96,16 +96,17 @@ def test_a_kingtour_reference_in_parts_agrees_with_the_whole():
 @pytest.mark.parametrize("split,parts", [("breaking", 3), ("beats", 16)])
 def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch, split, parts):
     """Split on the breaking clause (the start cell) or on F's "beats best first at step i"."""
+    from smtpuzzles.puzzles.kingtour import symmetry as proposals
     from smtpuzzles.puzzles.rules import kingtour as rules
 
-    real = rules.symmetry
+    real = proposals.proposal
 
     def advised(board, claim):
         proposal = real(board, claim)
-        wanted = True if split == "breaking" else rules.beats_clause(rules.reference(board, claim), 4)
+        wanted = True if split == "breaking" else proposals.beats_clause(rules.reference(board, claim), 4)
         return dict(proposal, parts=wanted if claim.get("op") == "lex_greater" else None)
 
-    monkeypatch.setattr(rules, "symmetry", advised)
+    monkeypatch.setattr(proposals, "proposal", advised)
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
     record = json.loads((run_dir / "run.json").read_text())["reference_proof"]

@@ -178,10 +178,10 @@ def test_a_stored_symmetric_proof_fails_when_the_lemma_no_longer_holds(cli, monk
     lemma that fails here (a proposal that lost a generator) leaves the stored proof unusable."""
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    from smtpuzzles.puzzles.kingtour import symmetry as proposals
 
-    real = rules.symmetry
-    monkeypatch.setattr(rules, "symmetry",
+    real = proposals.proposal
+    monkeypatch.setattr(proposals, "proposal",
                         lambda board, claim: dict(real(board, claim), generators=real(board, claim)["generators"][:1]))
     code, report = audited(cli, run_dir)
     assert code == 1 and report["verdict"] == "FAILED"
@@ -190,17 +190,17 @@ def test_a_stored_symmetric_proof_fails_when_the_lemma_no_longer_holds(cli, monk
 
 
 def test_a_refused_proposal_leaves_the_reference_proof_of_the_formula_alone(cli, monkeypatch):
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    from smtpuzzles.puzzles.kingtour import symmetry as proposals
 
-    real = rules.symmetry
-    monkeypatch.setattr(rules, "symmetry", lambda board, claim: dict(real(board, claim), breaking=[1]))
+    real = proposals.proposal
+    monkeypatch.setattr(proposals, "proposal", lambda board, claim: dict(real(board, claim), breaking=[1]))
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
     record = json.loads((run_dir / "run.json").read_text())["reference_proof"]
     assert "symmetry" not in record and record["clauses"] == len(kingtour_reference(run_dir).clauses)
     code, report = audited(cli, run_dir)  # stored proof of F: checked against F, clean
     assert code == 0 and report["verdict"] == "clean", failing(report)
-    monkeypatch.setattr(rules, "symmetry", real)
+    monkeypatch.setattr(proposals, "proposal", real)
     code, report = audited(cli, run_dir)  # with a lemma that holds, the stored proof of F still counts
     assert code == 0 and report["verdict"] == "clean", failing(report)
 

@@ -14,6 +14,7 @@ from pysat.solvers import Solver
 
 from smtpuzzles.puzzles import kingtour
 from smtpuzzles.puzzles.rules import cnf
+from smtpuzzles.puzzles.kingtour import symmetry as proposals
 from smtpuzzles.puzzles.rules import kingtour as rules
 from smtpuzzles.symmetry import check_formula, ladder, lemma_from_json
 from test_rules_reference import just_below, kt_board, kt_brute_optimum
@@ -45,7 +46,7 @@ def test_the_reference_writes_the_ladder_the_check_regenerates():
 
 def lemma_of(board, claim):
     ref = rules.reference(board, claim)
-    proposal = rules.symmetry(board, claim)
+    proposal = proposals.proposal(board, claim)
     return ref, proposal
 
 
@@ -76,7 +77,7 @@ def test_breaking_keeps_the_brute_force_optimum(box, clues):
 
 def test_a_clue_that_no_map_keeps_leaves_no_symmetry():
     board = kt_board(4, "2x2", {(0, 0): 1, (0, 1): 2, (1, 0): 3})
-    assert rules.symmetry(board, {"op": "first"}) is None
+    assert proposals.proposal(board, {"op": "first"}) is None
 
 
 @pytest.fixture(scope="module")
@@ -178,4 +179,4 @@ def test_two_blocks_sharing_an_auxiliary_are_refused(board_claim):
 def test_the_kingtour_hook_is_the_rules_proposal():
     board = kt_board(6, "2x3")
     claim = {"op": "first"}
-    assert kingtour.reference_symmetry(board, claim) == rules.symmetry(board, claim)
+    assert kingtour.reference_symmetry(board, claim) == proposals.proposal(board, claim)

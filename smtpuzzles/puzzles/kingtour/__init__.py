@@ -136,9 +136,9 @@ def reference_symmetry(instance, claim: dict) -> dict | None:
     """The board's symmetries as a lemma on that formula (the tour's start among orbit
     representatives), checked by smtpuzzles.symmetry.check_formula before a proof may use it: on
     the 9x9 closing claim CaDiCaL refutes the reference formula 5.5x faster with it."""
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    from smtpuzzles.puzzles.kingtour import symmetry
 
-    return rules.symmetry(instance, claim)
+    return symmetry.proposal(instance, claim)
 
 
 # The contract's face: every name of the package, as a single module would have them.
