@@ -41,3 +41,7 @@ class Encoding:
     # The puzzle's proposal for splitting a check (`solve --cubes DEPTH`): DEPTH -> cubes, each a
     # list of variable names. Only a proposal: smtpuzzles.cubes checks that they cover every case.
     cubes: Callable[[int], list[list[str]]] | None = None
+    # Advice for `certify`: refute the closing claim one case of it at a time (the cases of its "or",
+    # as the lexicographic claim's "position i is the first to beat the best"), the parts joined into
+    # one LRAT proof that is checked whole. Faster where each case fixes much (12x12 King's tour).
+    proof_parts: bool = False

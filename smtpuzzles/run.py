@@ -296,7 +296,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     # A proof already stored for this very query and claim is kept (the audit checks it); what is
     # missing is made. So `certify` on a run certified before the reference encodings adds that one.
     if not _stored_for(run.get("proof"), query, claim):
-        made = proofs.certify_query(query, timeout=timeout, progress=progress)
+        made = proofs.certify_query(query, timeout=timeout, progress=progress,
+                                    split=proofs.claim_cases(query) if enc.proof_parts else None)
         record = {**proof_record(query, made, claim), "file": PROOF, "dimacs": DIMACS}
         files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record)

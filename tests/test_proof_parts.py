@@ -114,3 +114,30 @@ def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch, 
     code, out, err = cli("audit", run_dir, "--proof", "--json")
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean", report["findings"]
+
+
+def test_claim_cases_is_the_clause_listing_the_claims_cases():
+    # u = 5 is the claim; u implies one of 1, 2, 3 (the cases); the query ends with the unit u
+    query = dimacs(5, [[-1, 4], [-2, 4], [-3, 4], [-4], [-5, 1, 2, 3], [-5, 1], [5]])
+    assert proofs.claim_cases(query) == 5
+    assert proofs.claim_cases(SMALL) is None  # no unit at the end
+    assert proofs.certify_query(query, split=proofs.claim_cases(query)).solver.endswith("in 4 parts")
+
+
+def test_certify_splits_the_encoders_query_where_the_encoding_advises(cli, monkeypatch):
+    """proof_parts on the encoder's side: the closing query refuted case by case ("position i is
+    the first to beat the best"), joined, stored, and checked whole by the audit."""
+    import dataclasses
+
+    from smtpuzzles.puzzles import kingtour
+
+    real = kingtour.encode
+    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
+        real(board, encoding) if encoding else real(board), proof_parts=True))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
+    run_dir = Path(result["run_dir"])
+    record = json.loads((run_dir / "run.json").read_text())["proof"]
+    assert record["solver"].startswith(f"{proofs.LRAT_SOLVER}, in ") and record["solver"].endswith(" parts")
+    code, out, err = cli("audit", run_dir, "--proof", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "clean", report["findings"]

@@ -81,6 +81,19 @@ def dimacs(formula: Formula, assumptions: Sequence[Term]) -> Dimacs:
     return Dimacs("".join(lines), nvars, len(clauses))
 
 
+def claim_cases(query: Dimacs) -> int | None:
+    """The number of the query's clause that lists its claim's cases: the query ends with the unit
+    clause of the claim's literal u (as `query_clauses` writes it), and "u implies one of the cases"
+    is the widest clause holding -u. None when the query does not end so. Only advice for a split:
+    any clause of the query would be sound."""
+    _, clauses = read_dimacs(query.text)
+    if not clauses or len(clauses[-1]) != 1:
+        return None
+    u = clauses[-1][0]
+    found = max(((len(c), i) for i, c in enumerate(clauses, 1) if -u in c), default=None)
+    return found[1] if found and found[0] > 2 else None
+
+
 def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[list[int]]]:
     """(variable count, clauses) of a DIMACS text, with a clear message for anything malformed."""
     text = data.decode("ascii", errors="replace") if isinstance(data, bytes) else data
