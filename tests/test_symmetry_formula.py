@@ -54,7 +54,8 @@ def with_breaking(ref, lemma):
     return ref.clauses + [list(lemma.breaking)]
 
 
-@pytest.mark.parametrize("box,clues", [("2x2", None), ("2x2", {(0, 0): 1, (3, 3): 1}), ("2x3", None)])
+@pytest.mark.parametrize("box,clues", [("2x2", None), ("2x2", {(0, 0): 1, (3, 3): 1}),
+                                       pytest.param("2x3", None, marks=pytest.mark.slow)])
 def test_breaking_keeps_the_brute_force_optimum(box, clues):
     """The brute force's best number: "beat it" is refuted with the breaking clause, "beat the
     number just below it" is not (so the clause lost no optimum); the lemma holds on each."""
