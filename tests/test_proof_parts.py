@@ -141,3 +141,28 @@ def test_certify_splits_the_encoders_query_where_the_encoding_advises(cli, monke
     code, out, err = cli("audit", run_dir, "--proof", "--json")
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean", report["findings"]
+
+
+def test_a_proof_made_here_and_not_kept_is_checked_as_it_is_made():
+    """keep=False (the audit's own reference proofs): the same verdict, nothing held, and the kept
+    proof's cap does not apply, since the joined text is never held whole."""
+    whole = proofs.certify_query(SMALL, split=1)
+    tight = proofs.ProofBudget(text_bytes=len(whole.lrat) - 1)  # every part fits, the joined proof does not
+    with pytest.raises(proofs.ProofError, match=f"more than {len(whole.lrat) - 1:,} bytes"):
+        proofs.certify_query(SMALL, split=1, budget=tight)
+    made = proofs.certify_query(SMALL, split=1, budget=tight, keep=False)
+    assert made.lrat == b"" and made.lemmas == whole.lemmas
+
+
+def test_a_broken_part_fails_the_streamed_check(monkeypatch):
+    """A weakening that forgets the literal's negation: the check, streamed or not, rejects it."""
+    real = proofs._weakened
+
+    def careless(lrat, clauses, lit, next_id):
+        text, unit, after = real(lrat, clauses, lit, next_id)
+        return text.replace(f" {-lit} 0 ".encode(), b" 0 ", 1), unit, after
+
+    monkeypatch.setattr(proofs, "_weakened", careless)
+    for keep in (True, False):
+        with pytest.raises(proofs.ProofError, match="rejected"):
+            proofs.certify_query(SMALL, split=1, keep=keep)

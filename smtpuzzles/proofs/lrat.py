@@ -46,6 +46,10 @@ class Limits:
 
 
 LIMITS = Limits()
+# A proof this package makes in parts and checks as it goes, never stored (`certify_query(keep=False)`):
+# no folder wrote it, so only time bounds it; its memory is the query and one part's lemmas.
+MADE_HERE = Limits(line_bytes=LIMITS.line_bytes, lines=1 << 62, lemmas=1 << 62, literals=1 << 62, hints=1 << 62,
+                   visits=1 << 62, visits_per_byte=1 << 20)
 
 
 @dataclass

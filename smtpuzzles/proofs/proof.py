@@ -561,7 +561,8 @@ class Certified:
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
-                  progress=None, budget: ProofBudget = BUDGET, split: int | None = None) -> Certified:
+                  progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
+                  keep: bool = True) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -574,7 +575,9 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
 
     `split`, the number of a clause of the query (1 for the first): on the LRAT path the query is
     refuted once per literal of that clause, with the literal as a unit, and the parts joined into
-    one LRAT proof of the query itself (see `_certify_lrat_parts`)."""
+    one LRAT proof of the query itself (see `_certify_lrat_parts`). With `keep` False (a proof the
+    audit makes, checks and forgets) the joined proof is checked as it is made, never held whole:
+    its `lrat` is then empty, and its size is bounded by the parts', not by the stored proof's cap."""
     import tempfile
     import time
 
@@ -592,7 +595,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
     if solver == LRAT_SOLVER and split:
-        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget)
+        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget, keep)
         name = f"{name}, in {parts} parts"
     elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)
@@ -627,31 +630,57 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
     return lrat, checked
 
 
-def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget):
+def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget,
+                        keep: bool = True):
     """(LRAT, verdict, parts): Q refuted in parts, one per literal l of its clause number `split`,
     each by CaDiCaL on Q and the unit l, joined into one proof of Q that smtpuzzles.proofs.lrat
-    checks against Q alone (so none of this is trusted).
+    checks against Q alone (so none of this is trusted), line by line as the parts are made.
 
     Each part's lemmas are weakened by -l: a lemma E that followed from Q & l becomes E | -l, which
     follows from Q by the same hints (l is true once -l is assumed false), less the unit l itself and
     any hint holding l (satisfied then; its only use was to make l true). A lemma holding l becomes a
     tautology and is left out. The part's empty clause becomes the unit -l, the part's other lemmas
     are deleted, and last the split clause and those units give the empty clause. On large boards a
-    part, the tour's first cell fixed, is far easier than the whole (docs/benchmarks.md)."""
-    import tempfile
+    part is far easier than the whole (docs/benchmarks.md). Kept (`keep`), the joined text may be no
+    larger than the budget's text (what the audit reads of a stored proof); not kept, the checker
+    holds the query and one part's lemmas at a time, under limits for a proof made here."""
     import time
-    from pathlib import Path
 
-    from smtpuzzles.proofs.lrat import check_lrat
+    from smtpuzzles.proofs.lrat import MADE_HERE, check_lrat
 
     nvars, clauses = read_dimacs(query.text)
     if not 0 < split <= len(clauses) or not clauses[split - 1]:
         raise ProofError(f"clause {split} of the query is not one to split on", "proof")
     cases = list(dict.fromkeys(clauses[split - 1]))
+    kept: list[bytes] = []
+    made = {"bytes": 0}
+
+    def lines():
+        for text in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget):
+            made["bytes"] += len(text)
+            if keep:
+                if made["bytes"] > budget.text_bytes:
+                    raise ProofError(_over_text(budget), "proof")
+                kept.append(text)
+            yield from text.splitlines()
+
+    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
+    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, **({} if keep else {"limits": MADE_HERE}))
+    if checked.ok is None:
+        raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
+    say(f"checked the {made['bytes'] / 1e6:.1f} MB LRAT proof joined from {len(cases)} parts")
+    return b"".join(kept), checked, len(cases)
+
+
+def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget):
+    """The joined proof's text, a part at a time (see `_certify_lrat_parts`), the last line its end."""
+    import tempfile
+    import time
+    from pathlib import Path
+
     m = len(clauses)
     body = "".join(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
-    out, units, next_id = [], [], m + 1
-    size = 0
+    units, next_id, size = [], m + 1, 0
     for number, lit in enumerate(cases, 1):
         left = None if timeout is None else timeout - (time.perf_counter() - started)
         if left is not None and left <= 0:
@@ -665,20 +694,11 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
             except ValueError:
                 raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
         text, unit, next_id = _weakened(lrat, clauses, lit, next_id)
-        out.append(text)
         units.append(unit)
         size += len(text)
-        if size > budget.text_bytes:
-            raise ProofError(_over_text(budget), "proof")
-        say(f"part {number} of {len(cases)} refuted (literal {lit}): {size / 1e6:.1f} MB of LRAT so far")
-    out.append(f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode())
-    lrat = b"".join(out)
-    say(f"checking the {len(lrat) / 1e6:.1f} MB LRAT proof joined from {len(cases)} parts")
-    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
-    checked = check_lrat(nvars, clauses, lrat, deadline=deadline)
-    if checked.ok is None:
-        raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
-    return lrat, checked, len(cases)
+        say(f"part {number} of {len(cases)} refuted: {size / 1e6:.1f} MB of LRAT so far")
+        yield text
+    yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode()
 
 
 def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> tuple[bytes, int, int]:
