@@ -37,6 +37,7 @@ class ResolveProgress:
     def __init__(self, folder: str, lines_to=None):
         self.folder = folder
         self.running: dict[tuple[str, str], float] = {}
+        self.stages: dict[tuple[str, str], str] = {}
         self.done: list[dict] = []
         self.lines_to = lines_to
         self.lock = threading.Lock()
@@ -44,6 +45,11 @@ class ResolveProgress:
     def __call__(self, event: dict) -> None:
         key = (event["query"], event["solver"])
         with self.lock:
+            if event["state"] == "stage":  # where a long check stands (a proof made in parts): shown, not printed
+                if key in self.running:
+                    self.stages[key] = str(event.get("words", ""))
+                return
+            self.stages.pop(key, None)
             if event["state"] == "started":
                 self.running[key] = time.monotonic()
                 if self.lines_to:
@@ -61,7 +67,8 @@ class ResolveProgress:
         """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""
         with self.lock:
             now = time.monotonic()
-            busy = [f"{q} with {s} {now - t:.0f}s" for (q, s), t in sorted(self.running.items())]
+            busy = [f"{q}: {self.stages[q, s]} {now - t:.0f}s" if (q, s) in self.stages else f"{q} with {s} {now - t:.0f}s"
+                    for (q, s), t in sorted(self.running.items())]
             done = len(self.done)
         return f"audit {Path(self.folder).name}: " + (", ".join(busy) if busy else "reading and checking") + \
             (f"; {done} done" if done else "")
@@ -71,7 +78,8 @@ class ResolveProgress:
             now = time.monotonic()
             lines = [plain(f"re-solving queries of {Path(self.folder).name}", style="bold cyan")]
             for (query, solver), started in sorted(self.running.items()):
-                lines.append(plain(f"  {query} with {solver}: {now - started:5.0f} s"))
+                stage = self.stages.get((query, solver))
+                lines.append(plain(f"  {query} with {solver}: {now - started:5.0f} s" + (f" ({stage})" if stage else "")))
             for event in self.done[-4:]:
                 style = "green" if event["answer"] in ("unsat", "checked") else "bold red"
                 lines.append(plain(f"  {event['query']} with {event['solver']}: ", style="dim")

@@ -93,3 +93,17 @@ def test_a_piped_certify_says_which_proof_it_is_making(tmp_path):
     again = piped("certify", run_dir, "--progress-every", 0.2, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert any(re.search(r"certify: (proving|checking|keeping)", line) for line in progress_lines(again.stderr))
+
+
+def test_an_audit_proof_made_in_parts_says_which_part_it_is_on():
+    from smtpuzzles.auditview import ResolveProgress
+
+    view = ResolveProgress("runs/kingtour-x")
+    key = {"query": "reference", "solver": "an LRAT proof"}
+    view({**key, "state": "stage", "words": "ignored: not running"})
+    view({**key, "state": "started", "at": time.monotonic()})
+    assert "reference with an LRAT proof" in view.plain_line()
+    view({**key, "state": "stage", "words": "part 3/36 done, 12 MB"})
+    assert "reference: part 3/36 done, 12 MB" in view.plain_line()
+    view({**key, "state": "done", "answer": "checked", "seconds": 1.0})
+    assert "part 3/36" not in view.plain_line() and "1 done" in view.plain_line()

@@ -175,7 +175,8 @@ def _make_reference_proof(report, query, timeout, progress, split=None) -> None:
     tell({"query": "reference", "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
     started = time.perf_counter()
     try:
-        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False)
+        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, progress=lambda words: tell(
+            {"query": "reference", "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
         tell({"query": "reference", "solver": "an LRAT proof", "state": "done", "answer": "no proof",
               "seconds": time.perf_counter() - started})

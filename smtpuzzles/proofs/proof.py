@@ -696,7 +696,7 @@ def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout
         text, unit, next_id = _weakened(lrat, clauses, lit, next_id)
         units.append(unit)
         size += len(text)
-        say(f"part {number} of {len(cases)} refuted: {size / 1e6:.1f} MB of LRAT so far")
+        say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB")
         yield text
     yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode()
 
