@@ -43,5 +43,5 @@ class Encoding:
     cubes: Callable[[int], list[list[str]]] | None = None
     # Advice for `certify`: refute the closing claim one case of it at a time (the cases of its "or",
     # as the lexicographic claim's "position i is the first to beat the best"), the parts joined into
-    # one LRAT proof that is checked whole. Faster where each case fixes much (12x12 King's tour).
+    # one LRAT proof that is checked whole. Faster where each case fixes much (docs/benchmarks.md).
     proof_parts: bool = False
