@@ -2,7 +2,7 @@
 
 For each board (8x8 2x4, 9x9 3x3, 10x10 2x5) the closing query is built as `certify` builds it (the
 record's instance, its recorded encoding and certificate claim; its sha-256 is the stored proof's),
-then, in the same run: a plain solve of it with no proof (CaDiCaL 3.0.0, the solver the new path
+then, in the same run: a plain solve of it with no proof (CaDiCaL 1.9.5, the solver the new path
 uses, and Glucose 4.2, the fastest here), certify_query on the CaDiCaL-LRAT path, and certify_query
 on the old Glucose/DRUP path. Printed: wall and CPU seconds (CPU of this process and its children:
 the machine may be shared, and wall time then says more about the neighbours), certify / plain on
@@ -40,7 +40,7 @@ from smtpuzzles.objective import claim_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 BOARDS = {"8": (8, "2x4"), "9": (9, "3x3"), "10": (10, "2x5"), "12": (12, "3x4")}
-PLAIN = ("cadical300", "glucose42")
+PLAIN = ("cadical195", "glucose42")
 
 
 def closing_query(board: str) -> tuple[proof.Dimacs, bool]:

@@ -90,7 +90,7 @@ def test_certify_makes_a_checked_lrat_proof_on_the_cadical_path(name):
     query = QUERIES[name]()
     lines = []
     certified = proof.certify_query(query, timeout=60, progress=lines.append)
-    assert certified.solver == proof.LRAT_SOLVER == "cadical300-lrat"
+    assert certified.solver == proof.LRAT_SOLVER == "cadical195-lrat"
     assert not any("lacks" in line for line in lines), lines
     verdict = check_lrat(*proof.read_dimacs(query.text), certified.lrat)
     assert verdict.ok and verdict.lemmas == certified.lemmas > 0, verdict
@@ -212,20 +212,20 @@ def test_the_drup_path_reads_no_proof_past_the_text_budget():
 
 # --------------------------------------------------------- a python-sat without what the path needs
 def _raising(*args):
-    raise TypeError("cadical300_tracepr() takes exactly 3 arguments (2 given)")
+    raise TypeError("cadical195_tracepr() takes exactly 3 arguments (2 given)")
 
 
 @pytest.mark.parametrize("remove", ["tracepr", "configure", "changed"])
 def test_a_python_sat_without_the_internals_falls_back_with_one_line(monkeypatch, remove):
     import pysolvers
-    from pysat.solvers import Cadical300
+    from pysat.solvers import Cadical195
 
     if remove == "tracepr":
-        monkeypatch.delattr(pysolvers, "cadical300_tracepr")
+        monkeypatch.delattr(pysolvers, "cadical195_tracepr")
     elif remove == "configure":
-        monkeypatch.delattr(Cadical300, "configure")
+        monkeypatch.delattr(Cadical195, "configure")
     else:
-        monkeypatch.setattr(pysolvers, "cadical300_tracepr", _raising)
+        monkeypatch.setattr(pysolvers, "cadical195_tracepr", _raising)
     with pytest.raises(proof.ProofError, match="python-sat lacks"):
         proof.cadical_lrat_solver(None)
     query = lex_optimum()

@@ -133,7 +133,7 @@ def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[lis
 PROOF_SOLVERS = ("glucose42", "glucose4", "glucose3", "lingeling", "cadical153", "cadical195", "cadical300")
 DEFAULT_SOLVER = "glucose42"
 # certify_query's own path: CaDiCaL 1.9.5 writing LRAT, so nothing is checked backwards in Python.
-LRAT_CADICAL = "cadical300"  # python-sat's CaDiCaL 3.0.0 (docs/benchmarks.md: faster than 1.9.5, smaller raw proofs)
+LRAT_CADICAL = "cadical195"  # python-sat's CaDiCaL 1.9.5 (3.0.0 was faster, but lrat.py rejected its proof of a 10x10 query)
 LRAT_SOLVER = f"{LRAT_CADICAL}-lrat"
 CERTIFY_SOLVERS = (LRAT_SOLVER, *PROOF_SOLVERS)
 SAT, UNSAT = 10, 20  # the child's exit status, as SAT solvers report it
@@ -566,7 +566,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
-    `solver` LRAT_SOLVER (the default): CaDiCaL 3.0.0 writes LRAT, `trim_lrat` keeps what the
+    `solver` LRAT_SOLVER (the default): CaDiCaL 1.9.5 writes LRAT, `trim_lrat` keeps what the
     refutation used. When python-sat cannot do that (see `cadical_lrat_solver`), one line says so and
     the DRUP path below runs instead, with the reason in the returned solver's name.
     A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
@@ -718,7 +718,10 @@ def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> 
         if lit in lits:
             holding.add(ident)
             continue
-        hints = [ids.get(h, h) for h in hints if h not in holding]
+        hints = [h if h <= m else ids.get(h, -h) for h in hints if h not in holding]
+        if any(h < 0 for h in hints):  # a lemma of the part not seen before it: never renumbered blindly
+            raise ProofError(f"{LRAT_SOLVER}'s proof of a part hints a lemma it has not derived yet "
+                             f"({-min(hints)}, in lemma {ident})", "proof")
         weak = lits if -lit in lits else lits + [-lit]
         ids[ident] = next_id
         lines.append(f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n")
