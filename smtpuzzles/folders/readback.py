@@ -125,7 +125,6 @@ class ReferenceQuery:
 
     plain: object  # proofs.Dimacs of F
     broken: object | None  # proofs.Dimacs of F & C, None without a lemma that holds
-    symmetry: str | None  # the verified lemma in words
     summary: str | None  # its breaking clause in the puzzle's words
     refused: str | None  # why a proposed lemma does not hold (a bug in the puzzle's proposal)
     split: int | None = None  # the puzzle's advice: refute F & C one literal of this clause of it at a time
@@ -154,20 +153,16 @@ def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery
     nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
     plain = proofs.Dimacs(text, nvars, len(clauses))
     if proposal is None:
-        return ReferenceQuery(plain, None, None, None, None)
+        return ReferenceQuery(plain, None, None, None)
     lemma = lemma_from_json(proposal, nvars)
-    problems, words = ([lemma], "") if isinstance(lemma, str) else check_formula(nvars, clauses, lemma)
+    problems = [lemma] if isinstance(lemma, str) else check_formula(nvars, clauses, lemma)[0]
     if problems:
-        return ReferenceQuery(plain, None, None, None, f"the {module.NAME} reference symmetry lemma fails: {problems[0]}")
-    # F's clauses written out again (any comments dropped), then C
-    lines = [f"p cnf {nvars} {len(clauses) + 1}\n"]
-    lines.extend(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in [*clauses, list(lemma.breaking)])
-    broken = "".join(lines)
-    return ReferenceQuery(plain, proofs.Dimacs(broken, nvars, len(clauses) + 1), words, lemma.summary, None,
-                          _split_at(proposal.get("parts"), clauses, lemma.breaking))
+        return ReferenceQuery(plain, None, None, f"the {module.NAME} reference symmetry lemma fails: {problems[0]}")
+    broken = proofs.dimacs_of(nvars, [*clauses, list(lemma.breaking)])  # F written out again (comments dropped), then C
+    return ReferenceQuery(plain, broken, lemma.summary, None, _split_at(proposal.get("parts"), clauses))
 
 
-def _split_at(parts, clauses, breaking) -> int | None:
+def _split_at(parts, clauses) -> int | None:
     """The number in F & C of the clause the proposal advises splitting on: `true` for C, a list of
     literals for that clause of F (the first such), None otherwise. Only advice: a split on any clause
     is sound, and the joined proof is checked whole."""

@@ -75,10 +75,16 @@ def query_clauses(formula: Formula, assumptions: Sequence[Term]) -> tuple[int, l
 
 def dimacs(formula: Formula, assumptions: Sequence[Term]) -> Dimacs:
     """The query as DIMACS CNF; the same formula and assumptions give the same bytes."""
-    nvars, clauses = query_clauses(formula, assumptions)
-    lines = [f"p cnf {nvars} {len(clauses)}\n"]
-    lines.extend(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
-    return Dimacs("".join(lines), nvars, len(clauses))
+    return dimacs_of(*query_clauses(formula, assumptions))
+
+
+def dimacs_of(nvars: int, clauses: Sequence[Sequence[int]]) -> Dimacs:
+    """Clauses as DIMACS CNF text, one clause a line."""
+    return Dimacs(f"p cnf {nvars} {len(clauses)}\n" + clause_lines(clauses), nvars, len(clauses))
+
+
+def clause_lines(clauses: Sequence[Sequence[int]]) -> str:
+    return "".join(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
 
 
 def claim_cases(query: Dimacs) -> int | None:
@@ -679,7 +685,7 @@ def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout
     from pathlib import Path
 
     m = len(clauses)
-    body = "".join(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
+    body = clause_lines(clauses)  # once: each part is this and its unit
     units, next_id, size = [], m + 1, 0
     for number, lit in enumerate(cases, 1):
         left = None if timeout is None else timeout - (time.perf_counter() - started)
