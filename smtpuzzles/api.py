@@ -61,7 +61,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(out), engine=engine, encoding=encoding,
                                    time_limit=time_limit, mode=mode, limit=limit)
     if certify and outcome.certificate is not None:
-        runner.certify(ledger.dir)
+        runner.certify(ledger.dir, encoding=outcome.encoding)
     return Result._of(module, instance, outcome, ledger.dir, keep)
 
 

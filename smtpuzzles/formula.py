@@ -96,6 +96,15 @@ class CNF:
             self.names.append(name)
         return found
 
+    def numbering(self) -> "CNF":
+        """A CNF with a copy of this one's names and no clauses: `term_literal` on it allocates
+        fresh variables there, so a search or a query never changes the numbering of the formula
+        that other engines and later queries share."""
+        view = CNF()
+        view.names = list(self.names)
+        view.index = dict(self.index)
+        return view
+
     def fresh(self, prefix: str = "k") -> int:
         return self.var(f"_{prefix}{len(self.names)}")
 

@@ -265,14 +265,18 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         raise
     finally:
         ledger.close()  # the lock is released whatever happened (finish already did, normally)
+    outcome.encoding = enc
     return outcome, ledger
 
 
-def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[str], None] | None = None) -> dict:
+def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[str], None] | None = None,
+            encoding=None) -> dict:
     """Store a checked LRAT proof of a finished run's closing claim (`solve --certify`, `certify`).
 
     The query is rebuilt by today's encoder from the recorded instance, never read from the folder;
-    a run whose base formula today's encoder no longer writes is refused. The proof is made and
+    a run whose base formula today's encoder no longer writes is refused. `encoding`, the one this
+    process just solved the run with (`Outcome.encoding`), is used instead of building it again
+    when it writes the recorded base formula (on 16x16 that saves 7 s and 0.6 GB). The proof is made and
     checked before anything is written (`proof.certify_query`); the audit checks it again, against
     the query it builds itself, with `audit --proof`. Returns the updated run record."""
     from smtpuzzles.proofs import proof as proofs
@@ -287,7 +291,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         raise InputError(f"nothing to certify: a {run['status']} run without a closing UNSAT claim", str(run_dir))
     require_locks()  # storing a proof locks the folder: say so before minutes of proving
     module, instance = recorded_instance(run, where)
-    enc = todays_encoding(module, instance, run, where, "cannot certify")
+    enc = encoding if encoding is not None and readback.writes_recorded(encoding, run) else \
+        todays_encoding(module, instance, run, where, "cannot certify")
     if enc.formula.cnf is None:
         raise InputError(f"encoding {enc.name} is arithmetic: it has no clausal proof (audit --resolve re-solves it)",
                          str(run_dir))

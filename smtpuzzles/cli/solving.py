@@ -129,7 +129,8 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
     if args.certify and outcome.certificate is not None:
         # After the run is sealed: a proof that fails leaves the answer recorded, and says so.
         try:
-            run["proof"] = certify_saying(ledger.dir, err, args.progress_every, quiet=args.json)["proof"]
+            run["proof"] = certify_saying(ledger.dir, err, args.progress_every, quiet=args.json,
+                                          encoding=outcome.encoding)["proof"]
         except InputError as exc:  # an arithmetic encoding, a time limit: the answer stands, recorded
             print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
             certify_failed = True
@@ -254,7 +255,8 @@ class ProgressView:
         return Group(*shown)
 
 
-def certify_saying(run_dir: Path, err, every: float, timeout: float | None = None, quiet: bool = False) -> dict:
+def certify_saying(run_dir: Path, err, every: float, timeout: float | None = None, quiet: bool = False,
+                   encoding=None) -> dict:
     """`run.certify` telling where it stands: on a terminal each step as a line (none with --json);
     off one, a plain progress line every `every` seconds with the latest step, as a solve does."""
     from smtpuzzles import run as runner
@@ -267,7 +269,7 @@ def certify_saying(run_dir: Path, err, every: float, timeout: float | None = Non
             err.print(words, highlight=False)
 
     with Ticker(lambda: latest[0], 0 if err.is_terminal else every):
-        return runner.certify(run_dir, timeout=timeout, progress=say)
+        return runner.certify(run_dir, timeout=timeout, progress=say, encoding=encoding)
 
 
 def cmd_certify(args) -> int:

@@ -29,8 +29,8 @@ class SatEngine:
             raise ValueError("this encoding is arithmetic; the sat engine needs a Boolean one (use --engine z3)")
         self.params = {"solver": "glucose4", "phases": True, "guide": True, **params}
         self.version = f"python-sat {pysat.__version__} / {self.params['solver']}"
-        self.cnf = formula.cnf
-        self.solver = Solver(name=self.params["solver"], bootstrap_with=self.cnf.clauses)
+        self.solver = Solver(name=self.params["solver"], bootstrap_with=formula.cnf.clauses)
+        self.cnf = formula.cnf.numbering()  # the assumptions' fresh variables are this engine's own
         self._cache: dict = {}
         self._stats_before = {}
         self._guide: list[int] = []

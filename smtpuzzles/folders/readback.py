@@ -98,11 +98,17 @@ def todays_encoding(module, instance, run: dict, where: str, otherwise: str):
     """The recorded run's encoding as today's encoder builds it, refused (LedgerError) when it no
     longer writes the recorded base formula: the run's steps speak of that formula only."""
     enc = module.encode(instance, run["encoding"]["name"])
-    if enc.version != run["encoding"]["version"] or enc.formula.sha256 != run["base"]["sha256"] \
-            or run["encoding"].get("lemma") != (enc.lemma.summary if enc.lemma else None):
+    if not writes_recorded(enc, run):
         raise LedgerError(f"today's encoder writes a different base formula (encoding drift); {otherwise}", where)
     require_lemma(enc)
     return enc
+
+
+def writes_recorded(enc, run: dict) -> bool:
+    """Whether an encoding is the recorded one: its name, version, base formula and lemma."""
+    return enc.name == run["encoding"]["name"] and enc.version == run["encoding"]["version"] \
+        and enc.formula.sha256 == run["base"]["sha256"] \
+        and run["encoding"].get("lemma") == (enc.lemma.summary if enc.lemma else None)
 
 
 def recorded_claim_terms(enc, claim: dict, where: str) -> list:

@@ -17,6 +17,9 @@ class Outcome:
     solution: dict | None = None
     certificate: dict | None = None  # {"claim":..., "step": index}
     extra: dict = field(default_factory=dict)  # unique, count, ...
+    # The encoding the run solved with (its lemma checked then), so that a certify in the same
+    # process (`solve --certify`) need not build it and check it again; never written anywhere.
+    encoding: Any = field(default=None, repr=False, compare=False)
 
 
 class RefereeRejected(RuntimeError):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.formula import CNF, Formula, Term
+from smtpuzzles.formula import Formula, Term
 from smtpuzzles.children import die_with_parent
 from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
 
@@ -58,11 +58,7 @@ def query_clauses(formula: Formula, assumptions: Sequence[Term]) -> tuple[int, l
     if formula.cnf is None:
         raise ProofError("the formula has no clausal view (an arithmetic encoding)", "proof")
     base = formula.cnf
-    # A copy of the numbering: term_literal allocates fresh variables, which must not leak into the
-    # formula that a live engine or a later query shares.
-    view = CNF()
-    view.names = list(base.names)
-    view.index = dict(base.index)
+    view = base.numbering()
     extra: list[list[int]] = []
     cache: dict = {}
     try:
