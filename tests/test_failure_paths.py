@@ -946,6 +946,13 @@ def test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback(tmp_path):
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=60)
+        if proc.returncode == -signal.SIGINT:
+            # Only before the interpreter installs its own SIGINT handler (its first milliseconds,
+            # longer on a loaded machine): killed by the signal as any program is, which a shell
+            # reports as 130, with nothing said and nothing written.
+            assert (stdout, stderr) == ("", ""), stderr
+            assert not (tmp_path / str(i)).exists()
+            continue
         assert proc.returncode in (0, 130), stderr
         assert "Traceback" not in stderr and "Exception" not in stderr, stderr
         if not stdout:  # stopped before the run began (still importing or reading): said in one line
