@@ -280,9 +280,10 @@ def _lrat_child(clauses: list[list[int]], proof_path: str) -> int:
 
 
 # CaDiCaL's own configuration for unsatisfiable instances (`--unsat`: no stable phases, no local
-# search), which every query certify refutes is meant to be: on the published records' closing
-# queries it took 30% less CPU in all and kept 38% less gzip (docs/benchmarks.md).
-UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0}
+# search), which every query certify refutes is meant to be, and no failed-literal probing, whose
+# lemmas the LRAT proof must carry: making, trimming and checking the King's-tour proofs took about
+# half the CPU with `probe` off (docs/benchmarks.md).
+UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0, "probe": 0}
 
 
 def cadical_lrat_solver(proof_file):
