@@ -307,8 +307,10 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record)
     reference = readback.reference_query(module, instance, claim, where)
-    if reference is not None and not any(_stored_for(run.get("reference_proof"), q, claim)
-                                         for q in (reference.plain, reference.broken) if q is not None):
+    stored = run.get("reference_proof")
+    if reference is not None and not any(_stored_for(stored, q, claim) and stored.get("symmetry") == words
+                                         for q, words in ((reference.plain, None), (reference.broken, reference.summary))
+                                         if q is not None):
         if progress:
             progress("the same claim on the reference encoding, written from the rules alone" + (
                 f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
