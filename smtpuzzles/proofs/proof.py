@@ -281,8 +281,8 @@ def _lrat_child(clauses: list[list[int]], proof_path: str) -> int:
 
 # CaDiCaL's own configuration for unsatisfiable instances (`--unsat`: no stable phases, no local
 # search), which every query certify refutes is meant to be, and no failed-literal probing, whose
-# lemmas the LRAT proof must carry: making, trimming and checking the King's-tour proofs took about
-# half the CPU with `probe` off (docs/benchmarks.md).
+# lemmas the LRAT proof must carry: making, trimming and checking the published records' proofs
+# took about half the CPU with `probe` off (docs/benchmarks.md).
 UNSAT_CONFIGURATION = {"stabilize": 0, "walk": 0, "probe": 0}
 
 
