@@ -308,15 +308,16 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         run = store_proof(run_dir, run["last_step_sha256"], files, record)
     reference = readback.reference_query(module, instance, claim, where)
     stored = run.get("reference_proof")
-    if reference is not None and not any(_stored_for(stored, q, claim) and stored.get("symmetry") == words
-                                         for q, words in ((reference.plain, None), (reference.broken, reference.summary))
-                                         if q is not None):
+    if reference is not None and not any(_stored_for(stored, reference.query(s), claim)
+                                         and stored.get("symmetry") == reference.words(s)
+                                         for s in (False, True) if reference.query(s) is not None):
         if progress:
             progress("the same claim on the reference encoding, written from the rules alone" + (
                 f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
             if reference.refused:
                 progress(f"{reference.refused}; proving the reference formula without it")
-        query = reference.broken or reference.plain
+        symmetric = reference.broken is not None
+        query = reference.query(symmetric)
         try:
             made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
         except proofs.ProofError as exc:
@@ -326,8 +327,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
                                         str(run_dir)) from None
             raise
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
-        if reference.broken:
-            record["symmetry"] = reference.summary
+        if symmetric:
+            record["symmetry"] = reference.words(symmetric)
         files = {REFERENCE_DIMACS: proofs.compress(query.data), REFERENCE_PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record, key="reference_proof")
     return run

@@ -4,6 +4,9 @@ is never used: certify builds today's, and the proof it stores is of the recorde
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
 from brute_kingtour import best_overall
@@ -39,9 +42,6 @@ def test_an_encoding_of_another_instance_is_not_used(tmp_path, monkeypatch):
 @pytest.mark.parametrize("field, value", [("version", 999), ("name", "onehot")])
 def test_an_encoding_that_differs_from_the_record_is_refused(tmp_path, field, value):
     result = api.solve("kingtour", {"size": 4, "box": "2x2"}, out=tmp_path)
-    import dataclasses
-    import json
-
     run = json.loads((result.run_dir / "run.json").read_text())
     enc = kingtour.encode(kingtour.parse(4, "2x2", None), run["encoding"]["name"])
     assert readback.writes_recorded(enc, run)

@@ -138,6 +138,10 @@ class ReferenceQuery:
     def query(self, symmetric: bool):
         return self.broken if symmetric else self.plain
 
+    def words(self, symmetric: bool) -> str | None:
+        """What run.json records as `symmetry` beside a proof of `query(symmetric)` (nothing for F)."""
+        return self.summary if symmetric else None
+
 
 def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery | None:
     """The puzzle's reference formula for `claim`, with its symmetry lemma checked, or None where it
