@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import signal
 import time
 import traceback
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -160,13 +161,17 @@ def _died(spec: dict, exc: BaseException) -> dict:
             "error": f"the worker died ({exc.__class__.__name__}: {exc})"}
 
 
-def _ctrl_c_only_in_a_run() -> None:
+def _ctrl_c_only_in_a_run(batch_takes_ctrl_c: bool) -> None:
     """Pool workers ignore Ctrl-C while idle (an idle worker would die with a traceback on it); a
     job's run takes it over while it runs (smtpuzzles.engines.ctrl_c_between_steps) and seals its
-    ledger as interrupted."""
-    import signal
+    ledger as interrupted. A batch started with Ctrl-C ignored (in the background) ignores it in
+    its jobs too: otherwise they would stop while the batch went on as if nothing had happened."""
+    from smtpuzzles.engines import ignore_ctrl_c_between_jobs
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if batch_takes_ctrl_c:
+        ignore_ctrl_c_between_jobs()
+    else:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console: Console | None = None,
@@ -200,7 +205,9 @@ def run_batch(batch: Batch, jobs: int = 2, scheduler: str | None = None, console
             finally:
                 client.close()  # or it keeps reconnecting, and logging so, after the cluster is gone
         else:
-            with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_ctrl_c_only_in_a_run) as pool:
+            takes_ctrl_c = signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+            with ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_ctrl_c_only_in_a_run,
+                                     initargs=(takes_ctrl_c,)) as pool:
                 try:
                     pending = {pool.submit(run_job, spec): spec for spec in specs}
                     while pending:

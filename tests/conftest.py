@@ -18,6 +18,13 @@ from smtpuzzles.cli import main
 # puzzle specifications state, and a sample of the published Tatamibari puzzles.
 DATA = Path(__file__).resolve().parent / "data"
 SEED_CASES = json.loads((DATA / "seed_cases.json").read_text(encoding="utf-8"))
+# The Ctrl-C tests send SIGINT to the tool's processes. A suite started in the background (`cmd &`
+# in a script) inherits an ignored SIGINT, which every child would keep, and the tool rightly leaves
+# an ignored Ctrl-C ignored (tests/test_batch.py checks that): so the suite takes Ctrl-C as a
+# terminal's foreground does, and its children inherit the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 # README, "Exit status": written out here rather than imported, so a wrong table in the cli package shows.
 EXIT_FOR_STATUS = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
@@ -120,6 +127,7 @@ def interrupted_12x12(tmp_path_factory) -> Path:
 # named whole, parametrisations included, so that the list says exactly what the subset skips.
 SLOW = {
     "tests/test_audit_attacks.py::test_a_steps_file_at_the_cap_fits_in_bounded_memory",
+    "tests/test_batch.py::test_a_batch_started_with_ctrl_c_ignored_ignores_it_in_its_jobs_too",
     "tests/test_batch.py::test_killed_batch_finishes_only_the_rest",
     "tests/test_batch.py::test_same_batch_on_a_dask_local_cluster",
     "tests/test_batch.py::test_scheduler_that_cannot_be_reached_is_one_line",

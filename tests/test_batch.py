@@ -169,25 +169,42 @@ def test_scheduler_that_cannot_be_reached_is_one_line(cli, tmp_path):
     assert code == 2 and "Dask scheduler" in one_error_line(err)
 
 
-def test_ctrl_c_during_a_batch_seals_the_running_job_as_interrupted_without_a_traceback(tmp_path):
-    """A terminal's Ctrl-C reaches the batch and its pool workers at once: the running job ends
-    `interrupted` (resumable, not left `running`), the idle worker stays quiet, the batch says one
-    line and exits 130."""
+def ctrl_c_inside_a_long_batch(tmp_path: Path, started_ignoring_ctrl_c: bool = False) -> tuple[int, str, str]:
+    """(exit code, stderr, the job's status) of a one-job batch sent SIGINT inside its search."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     from gen_nonary import random_game
 
     doors = json.dumps(random_game(6, rooms=7, doors=40))  # about 20 s: 5 s under the quick plan, then a search
     path = tmp_path / "jobs.toml"
     path.write_text(f'[defaults]\nout = "out"\n[[job]]\nname = "long"\npuzzle = "nonary"\ndoors = {doors}\ntime_limit = 120\n')
+    # As a shell starts a job in the background (`cmd &` in a script): Ctrl-C ignored from the start.
+    ignoring = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if started_ignoring_ctrl_c else None
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=ignoring)
     deadline = time.time() + 60
     while time.time() < deadline and not any(p.stat().st_size for p in (tmp_path / "out").glob("jobs/*/*/steps.jsonl")):
         time.sleep(0.05)
     time.sleep(1)  # inside the 5 s try of "at least 8"
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("smtpuzzles: interrupted"), err
+    _, err = proc.communicate(timeout=120)
     (run,) = (tmp_path / "out").glob("jobs/long/*/run.json")
-    assert json.loads(run.read_text())["status"] == "interrupted"
+    return proc.returncode, err, json.loads(run.read_text())["status"]
+
+
+def test_ctrl_c_during_a_batch_seals_the_running_job_as_interrupted_without_a_traceback(tmp_path):
+    """A terminal's Ctrl-C reaches the batch and its pool workers at once: the running job ends
+    `interrupted` (resumable, not left `running`), the idle worker stays quiet, the batch says one
+    line and exits 130."""
+    code, err, status = ctrl_c_inside_a_long_batch(tmp_path)
+    assert code == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("smtpuzzles: interrupted"), err
+    assert status == "interrupted"
+
+
+def test_a_batch_started_with_ctrl_c_ignored_ignores_it_in_its_jobs_too(tmp_path):
+    """Started in the background, the batch ignores SIGINT as Python does, and so do its jobs. They
+    used to take it: the job stopped `interrupted` while the batch ended exit 1 without a word."""
+    code, err, status = ctrl_c_inside_a_long_batch(tmp_path, started_ignoring_ctrl_c=True)
+    assert (code, status) == (0, "optimal"), err
+    assert "interrupted" not in err and "Traceback" not in err, err

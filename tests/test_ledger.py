@@ -240,3 +240,22 @@ def test_ctrl_c_stops_cleanly_with_a_resumable_ledger(tmp_path, cli, engine):
     code, out_text, err = cli("solve", "kingtour", "--resume", run_dir, "--time-limit", "0.5", "--json")
     assert code in (0, 3), err
     assert audit(run_dir).ok
+
+
+@pytest.mark.parametrize("engine", ["sat", "z3"])
+def test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer(tmp_path, engine):
+    """A solve started in the background (`cmd &` in a script: SIGINT ignored from the start) leaves
+    SIGINT ignored, as Python does, instead of stopping on it between steps."""
+    out = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7",
+                             "--engine", engine, "--out", str(out), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(p.stat().st_size for p in out.glob("*/steps.jsonl")):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert json.loads(stdout)["status"] == "optimal"
+    assert "interrupted" not in stderr and "Traceback" not in stderr, stderr

@@ -48,6 +48,17 @@ GUIDE_CONFLICTS = 1000
 
 # Set by the first Ctrl-C of a run; see `ctrl_c_between_steps`.
 _ctrl_c = threading.Event()
+# True in a batch's pool worker, which ignores Ctrl-C only while it waits for a job. An ignored
+# SIGINT found anywhere else is the user's choice (a job started in the background: `cmd &` in a
+# script, a service manager) and a run keeps it, as Python itself does.
+_ignored_only_between_jobs = False
+
+
+def ignore_ctrl_c_between_jobs() -> None:
+    """For a pool worker: Ctrl-C is ignored while idle, and each job's run takes it over."""
+    global _ignored_only_between_jobs
+    _ignored_only_between_jobs = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextmanager
@@ -58,9 +69,11 @@ def ctrl_c_between_steps():
     binding's constructor (z3's ParamsRef, say) and leave a half-made object whose destructor prints
     a traceback. While this is active the first Ctrl-C only sets a flag: the running solver call is
     stopped by `run_interruptibly`, and the next one ends at once as interrupted. A second Ctrl-C
-    raises as usual, so a user can always get out. Outside the main thread it does nothing.
+    raises as usual, so a user can always get out. Outside the main thread it does nothing, and a
+    Ctrl-C the user's shell set to be ignored stays ignored.
     """
-    if threading.current_thread() is not threading.main_thread():
+    user_ignores = signal.getsignal(signal.SIGINT) is signal.SIG_IGN and not _ignored_only_between_jobs
+    if threading.current_thread() is not threading.main_thread() or user_ignores:
         yield
         return
 
