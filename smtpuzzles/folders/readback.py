@@ -161,7 +161,7 @@ def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery
     if text is None:
         return None
     nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
-    plain = proofs.Dimacs(text, nvars, len(clauses))
+    plain = proofs.Dimacs(text, nvars, len(clauses), tuple(clauses))
     if proposal is None:
         return ReferenceQuery(plain, None, None, None)
     lemma = lemma_from_json(proposal, nvars)
