@@ -278,7 +278,11 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     process just solved the run with (`Outcome.encoding`), is used instead of building it again
     when it writes the recorded base formula (on 16x16 that saves 7 s and 0.6 GB). The proof is made and
     checked before anything is written (`proof.certify_query`); the audit checks it again, against
-    the query it builds itself, with `audit --proof`. Returns the updated run record."""
+    the query it builds itself, with `audit --proof`. Returns the updated run record; a reference
+    proof checked here but past the caps of a stored proof (made in parts: 12x12's, 9 million
+    lemmas) is not stored, and the record returned (not run.json) says so under
+    `reference_checked_here`, its lemma count. A reference proof that fails is a ReferenceProofError:
+    the closing claim's proof stays stored."""
     from smtpuzzles.proofs import proof as proofs
     from smtpuzzles.folders.ledger import store_proof
     from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
@@ -303,6 +307,9 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     if not _stored_for(run.get("proof"), query, claim):
         made = proofs.certify_query(query, timeout=timeout, progress=progress,
                                     split=proofs.claim_cases(query) if enc.proof_parts else None)
+        if not made.lrat:
+            raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
+                                    "the audit reads a stored proof under", str(run_dir))
         record = {**proof_record(query, made, claim), "file": PROOF, "dimacs": DIMACS}
         files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record)
@@ -322,10 +329,15 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
             made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
         except proofs.ProofError as exc:
             if "satisfiable" in exc.message:
-                raise proofs.ProofError("the reference encoding, written from the rules alone, has a solution the "
-                                        "claim rules out: the encoder's formula is stricter than the rules",
-                                        str(run_dir)) from None
-            raise
+                raise proofs.ReferenceProofError("the reference encoding, written from the rules alone, has a solution "
+                                                 "the claim rules out: the encoder's formula is stricter than the rules",
+                                                 str(run_dir)) from None
+            raise proofs.ReferenceProofError(f"on the reference formula: {exc.message}", exc.where) from None
+        if not made.lrat:
+            if progress:
+                progress(f"the reference proof ({made.lemmas:,} lemmas) was checked here; past the caps of a stored "
+                         "proof, it is not stored (audit --proof makes it again)")
+            return {**run, "reference_checked_here": made.lemmas}
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
         if symmetric:
             record["symmetry"] = reference.words(symmetric)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import one_error_line
 from second_opinion import dratify_check, lrat_as_drup
 from smtpuzzles.proofs import proof as proofs
 from smtpuzzles.proofs.lrat import check_lrat
@@ -145,13 +146,13 @@ def test_certify_splits_the_encoders_query_where_the_encoding_advises(cli, monke
 
 def test_a_proof_made_here_and_not_kept_is_checked_as_it_is_made():
     """keep=False (the audit's own reference proofs): the same verdict, nothing held, and the kept
-    proof's cap does not apply, since the joined text is never held whole."""
+    proof's cap does not apply, since the joined text is never held whole. Kept, a joined proof past
+    that cap is checked to the end all the same, and not kept."""
     whole = proofs.certify_query(SMALL, split=1)
     tight = proofs.ProofBudget(text_bytes=len(whole.lrat) - 1)  # every part fits, the joined proof does not
-    with pytest.raises(proofs.ProofError, match=f"more than {len(whole.lrat) - 1:,} bytes"):
-        proofs.certify_query(SMALL, split=1, budget=tight)
-    made = proofs.certify_query(SMALL, split=1, budget=tight, keep=False)
-    assert made.lrat == b"" and made.lemmas == whole.lemmas
+    for keep in (True, False):
+        made = proofs.certify_query(SMALL, split=1, budget=tight, keep=keep)
+        assert made.lrat == b"" and made.lemmas == whole.lemmas
 
 
 def test_a_broken_part_fails_the_streamed_check(monkeypatch):
@@ -166,3 +167,71 @@ def test_a_broken_part_fails_the_streamed_check(monkeypatch):
     for keep in (True, False):
         with pytest.raises(proofs.ProofError, match="rejected"):
             proofs.certify_query(SMALL, split=1, keep=keep)
+
+
+def test_a_joined_proof_past_the_stored_caps_is_checked_and_not_kept(monkeypatch):
+    """Kept, a proof in parts must fit what the audit reads of a folder; past that it is still
+    checked to the end, and handed back empty: checked here, too large to store."""
+    from test_rules_reference import kt_board
+
+    from smtpuzzles.folders.readback import reference_query
+    from smtpuzzles.puzzles import kingtour
+
+    board = kt_board(6, "2x3")
+    best = [6, 6, 6, 6, 5, 5, 5, 4, 6] + [6] * 27
+    query = reference_query(kingtour, board, {"op": "lex_greater", "best": best}, "test").broken
+    kept = proofs.certify_query(query, split=query.clauses)
+    assert kept.lrat and check_lrat(query.variables, proofs.read_dimacs(query.text)[1], kept.lrat).ok
+    small = proofs.ProofBudget(text_bytes=len(kept.lrat) // 2)
+    checked = proofs.certify_query(query, split=query.clauses, budget=small)
+    assert checked.lrat == b"" and checked.lemmas == kept.lemmas
+    # Past a checker's cap of a stored proof (its lemma count here) it is not kept either.
+    from smtpuzzles.proofs import lrat
+
+    monkeypatch.setattr(lrat, "LIMITS", lrat.Limits(lemmas=kept.lemmas - 1))
+    assert proofs.certify_query(query, split=query.clauses).lrat == b""
+
+
+def test_certify_stores_the_claims_proof_and_says_a_reference_too_large_to_store_was_checked(cli, monkeypatch):
+    """The 12x12 record's case: the reference formula's proof in parts is past the caps of a stored
+    proof. certify stores the closing claim's proof, says the reference one was checked here and not
+    stored, exits 0; `audit --proof` makes the reference proof again and audits clean."""
+    from smtpuzzles.puzzles.kingtour import symmetry as proposals
+
+    real = proposals.proposal
+    monkeypatch.setattr(proposals, "proposal", lambda board, claim: dict(real(board, claim), parts=True))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    from smtpuzzles.proofs import lrat
+
+    monkeypatch.setattr(lrat, "LIMITS", lrat.Limits(lemmas=50))  # the closing claim's proof is not in parts
+    code, out, err = cli("certify", run_dir)
+    assert code == 0, err
+    assert "checked\n  here, too large to store: audit --proof makes it again" in out
+    run = json.loads((run_dir / "run.json").read_text())
+    assert "proof" in run and "reference_proof" not in run and "reference_checked_here" not in run
+    monkeypatch.undo()
+    code, out, err = cli("audit", run_dir, "--proof", "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "clean", out
+
+
+def test_a_failing_reference_proof_says_the_claims_proof_is_stored(cli, monkeypatch):
+    """certify stores the closing claim's proof before it proves the reference formula: when the
+    second fails, its one line says the first is stored (it used to say "no proof stored")."""
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    made = proofs.certify_query
+    calls = []
+
+    def second_fails(query, **kw):
+        calls.append(query)
+        if len(calls) == 2:
+            raise proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof")
+        return made(query, **kw)
+
+    monkeypatch.setattr(proofs, "certify_query", second_fails)
+    code, out, err = cli("certify", run_dir)
+    assert code == 1 and len(calls) == 2
+    assert one_error_line(err) == ("smtpuzzles: the claim's proof is stored, the reference proof is not: "
+                                   "proof: on the reference formula: cadical195-lrat found no proof within 1 s")
+    assert "proof" in json.loads((run_dir / "run.json").read_text())

@@ -132,7 +132,7 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
             run["proof"] = certify_saying(ledger.dir, err, args.progress_every, quiet=args.json,
                                           encoding=outcome.encoding)["proof"]
         except InputError as exc:  # an arithmetic encoding, a time limit: the answer stands, recorded
-            print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+            print(f"smtpuzzles: {no_proof_stored(exc)}: {one_line(str(exc))}", file=sys.stderr)
             certify_failed = True
     payload = {
         "puzzle": module.NAME,
@@ -255,6 +255,14 @@ class ProgressView:
         return Group(*shown)
 
 
+def no_proof_stored(exc: Exception) -> str:
+    """The start of certify's one line when it fails: what is stored, what is not."""
+    from smtpuzzles.proofs.proof import ReferenceProofError
+
+    return "the claim's proof is stored, the reference proof is not" if isinstance(exc, ReferenceProofError) \
+        else "no proof stored"
+
+
 def certify_saying(run_dir: Path, err, every: float, timeout: float | None = None, quiet: bool = False,
                    encoding=None) -> dict:
     """`run.certify` telling where it stands: on a terminal each step as a line (none with --json);
@@ -280,7 +288,7 @@ def cmd_certify(args) -> int:
     try:
         run = certify_saying(Path(args.run_dir), err, args.progress_every, timeout=args.time_limit)
     except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)
-        print(f"smtpuzzles: no proof stored: {one_line(str(exc))}", file=sys.stderr)
+        print(f"smtpuzzles: {no_proof_stored(exc)}: {one_line(str(exc))}", file=sys.stderr)
         return 1
     from smtpuzzles.objectives import describe
 
@@ -288,6 +296,9 @@ def cmd_certify(args) -> int:
     claim = describe(proof["claim"])
     reference = run.get("reference_proof")
     also = f"\n  and on the reference formula, from the rules alone ({reference['lemmas']:,} lemmas)" if reference else ""
+    if "reference_checked_here" in run:
+        also = (f"\n  its proof on the reference formula ({run['reference_checked_here']:,} lemmas) was checked"
+                "\n  here, too large to store: audit --proof makes it again")
     print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas)\n"
           f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}{also}\n  in: {escaped(args.run_dir)}")
     return 0

@@ -34,6 +34,10 @@ class ProofError(InputError):
     """A query, proof or proof file that cannot be produced, read or accepted."""
 
 
+class ReferenceProofError(ProofError):
+    """The closing claim's proof is stored, its proof on the puzzle's reference formula is not."""
+
+
 @dataclass(frozen=True)
 class Dimacs:
     """A CNF query as DIMACS text, with the numbers a checker needs and the text's sha-256."""
@@ -566,7 +570,7 @@ def check(query: Dimacs | str | bytes, proof: Proof | bytes, max_bytes: int = MA
 class Certified:
     """A refutation made, checked, and written as LRAT, ready to store beside the run."""
 
-    lrat: bytes
+    lrat: bytes  # empty for a proof checked as it was made and not kept (see certify_query)
     lemmas: int  # lemmas in the LRAT proof (units it materialises included)
     solver: str
     seconds: float  # proving, checking and writing, together
@@ -587,9 +591,11 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
 
     `split`, the number of a clause of the query (1 for the first): on the LRAT path the query is
     refuted once per literal of that clause, with the literal as a unit, and the parts joined into
-    one LRAT proof of the query itself (see `_certify_lrat_parts`). With `keep` False (a proof the
-    audit makes, checks and forgets) the joined proof is checked as it is made, never held whole:
-    its `lrat` is then empty, and its size is bounded by the parts', not by the stored proof's cap."""
+    one LRAT proof of the query itself (see `_certify_lrat_parts`). The joined proof is checked as
+    it is made, and bounded by the parts' sizes, not by the stored proof's caps. It is kept while it
+    stays within the caps the audit reads a stored proof under; past them (the 12x12 record's
+    reference proof, 9 million lemmas) its `lrat` is empty: checked here, too large to store. With
+    `keep` False (a proof the audit makes, checks and forgets) it is never kept."""
     import tempfile
     import time
 
@@ -665,23 +671,37 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
         raise ProofError(f"clause {split} of the query is not one to split on", "proof")
     cases = list(dict.fromkeys(clauses[split - 1]))
     kept: list[bytes] = []
-    made = {"bytes": 0}
+    made = {"bytes": 0, "keep": keep}
 
     def lines():
         for text in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget):
             made["bytes"] += len(text)
-            if keep:
-                if made["bytes"] > budget.text_bytes:
-                    raise ProofError(_over_text(budget), "proof")
+            if made["keep"] and made["bytes"] > budget.text_bytes:  # never storable now: hold no more of it
+                made["keep"] = False
+                kept.clear()
+            if made["keep"]:
                 kept.append(text)
             yield from text.splitlines()
 
     deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
-    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, **({} if keep else {"limits": MADE_HERE}))
+    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=MADE_HERE)  # made here, not read in
     if checked.ok is None:
         raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
     say(f"checked the {made['bytes'] / 1e6:.1f} MB LRAT proof joined from {len(cases)} parts")
-    return b"".join(kept), checked, len(cases)
+    lrat = b"".join(kept) if made["keep"] else b""
+    if lrat and checked.ok:
+        # Stored, it must pass the caps the audit reads a folder's proof under: checked again under them.
+        from smtpuzzles.proofs import lrat as checker
+
+        stored = check_lrat(nvars, clauses, lrat, limits=checker.LIMITS, deadline=deadline)
+        if stored.ok is None:
+            raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
+        if stored.over_limit:
+            say(f"the joined proof is past a cap of a stored proof ({stored.message}): checked, not kept")
+            lrat = b""
+        else:
+            checked = stored
+    return lrat, checked, len(cases)
 
 
 def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget):
