@@ -301,49 +301,75 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         raise InputError(f"encoding {enc.name} is arithmetic: it has no clausal proof (audit --resolve re-solves it)",
                          str(run_dir))
     claim = run["certificate"]["claim"]
-    query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, claim, where))
+    claim_query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, claim, where))
     # A proof already stored for this very query and claim is kept (the audit checks it); what is
     # missing is made. So `certify` on a run certified before the reference encodings adds that one.
-    if not _stored_for(run.get("proof"), query, claim):
-        made = proofs.certify_query(query, timeout=timeout, progress=progress,
-                                    split=proofs.claim_cases(query) if enc.proof_parts else None)
+    # The claim's proof is made in a thread while this one builds and proves the reference formula:
+    # the two solver children run at once (on two cores, about a third less wall time on 9x9).
+    claim_proof = None
+    if not _stored_for(run.get("proof"), claim_query, claim):
+        split = proofs.claim_cases(claim_query) if enc.proof_parts else None
+        claim_proof = proofs.BackgroundProof(lambda: proofs.certify_query(claim_query, timeout=timeout,
+                                                                          progress=progress, split=split))
+    try:
+        reference_made = _prove_reference(module, instance, claim, run, where, timeout, progress)
+    except BaseException:  # Ctrl-C, or a bug: the claim's solver child is stopped too
+        if claim_proof is not None:
+            claim_proof.stop()
+        raise
+    if claim_proof is not None:
+        made = claim_proof.result()
         if not made.lrat:
             raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
                                     "the audit reads a stored proof under", str(run_dir))
-        record = {**proof_record(query, made, claim), "file": PROOF, "dimacs": DIMACS}
-        files = {DIMACS: proofs.compress(query.data), PROOF: proofs.compress(made.lrat)}
+        record = {**proof_record(claim_query, made, claim), "file": PROOF, "dimacs": DIMACS}
+        files = {DIMACS: proofs.compress(claim_query.data), PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record)
-    reference = readback.reference_query(module, instance, claim, where)
-    stored = run.get("reference_proof")
-    if reference is not None and not any(_stored_for(stored, reference.query(s), claim)
-                                         and stored.get("symmetry") == reference.words(s)
-                                         for s in (False, True) if reference.query(s) is not None):
-        if progress:
-            progress("the same claim on the reference encoding, written from the rules alone" + (
-                f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
-            if reference.refused:
-                progress(f"{reference.refused}; proving the reference formula without it")
-        symmetric = reference.broken is not None
-        query = reference.query(symmetric)
-        try:
-            made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
-        except proofs.ProofError as exc:
-            if "satisfiable" in exc.message:
-                raise proofs.ReferenceProofError("the reference encoding, written from the rules alone, has a solution "
-                                                 "the claim rules out: the encoder's formula is stricter than the rules",
-                                                 str(run_dir)) from None
-            raise proofs.ReferenceProofError(f"on the reference formula: {exc.message}", exc.where) from None
+    if isinstance(reference_made, proofs.ProofError):
+        if "satisfiable" in reference_made.message:
+            raise proofs.ReferenceProofError("the reference encoding, written from the rules alone, has a solution "
+                                             "the claim rules out: the encoder's formula is stricter than the rules",
+                                             str(run_dir))
+        raise proofs.ReferenceProofError(f"on the reference formula: {reference_made.message}", reference_made.where)
+    if reference_made is not None:
+        query, made, words = reference_made
         if not made.lrat:
             if progress:
                 progress(f"the reference proof ({made.lemmas:,} lemmas) was checked here; past the caps of a stored "
                          "proof, it is not stored (audit --proof makes it again)")
             return {**run, "reference_checked_here": made.lemmas}
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
-        if symmetric:
-            record["symmetry"] = reference.words(symmetric)
+        if words is not None:
+            record["symmetry"] = words
         files = {REFERENCE_DIMACS: proofs.compress(query.data), REFERENCE_PROOF: proofs.compress(made.lrat)}
         run = store_proof(run_dir, run["last_step_sha256"], files, record, key="reference_proof")
     return run
+
+
+def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeout, progress):
+    """(query, proof, symmetry words) of the claim on the puzzle's reference formula; None when the
+    puzzle has none or its proof is stored already; the ProofError when there is no proof (returned,
+    not raised: the claim's proof beside it is still stored)."""
+    from smtpuzzles.proofs import proof as proofs
+
+    reference = readback.reference_query(module, instance, claim, where)
+    stored = run.get("reference_proof")
+    if reference is None or any(_stored_for(stored, reference.query(s), claim) and stored.get("symmetry") == reference.words(s)
+                                for s in (False, True) if reference.query(s) is not None):
+        return None
+    if progress:
+        progress("the same claim on the reference encoding, written from the rules alone" + (
+            f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
+        if reference.refused:
+            progress(f"{reference.refused}; proving the reference formula without it")
+    symmetric = reference.broken is not None
+    query = reference.query(symmetric)
+    say = (lambda words: progress(f"reference: {words}")) if progress else None
+    try:
+        made = proofs.certify_query(query, timeout=timeout, progress=say, split=reference.split)
+    except proofs.ProofError as exc:
+        return exc
+    return query, made, reference.words(symmetric)
 
 
 def _stored_for(record: dict | None, query, claim: dict) -> bool:

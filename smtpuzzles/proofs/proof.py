@@ -210,16 +210,23 @@ def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_b
     cap = "certify's budget for it (proof.ProofBudget)" if max_bytes <= room else "the room left in the temporary folder"
     max_bytes = min(max_bytes, room)
     started = time.perf_counter()
+    owner = BackgroundProof.of_this_thread()
+    if owner is not None and owner.stopping:
+        raise ProofError(f"{solver} was stopped: the proof beside it failed or was interrupted", "proof")
     with open(err_path, "wb") as err:  # a file, not a pipe: nobody reads while the child runs
         child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proofs.proof", solver, str(cnf_path), str(proof_path)],
                                  stdout=subprocess.DEVNULL, stderr=err, preexec_fn=die_with_parent)
         try:
+            if owner is not None:
+                owner.watch(child)
             stopped = _watch_prover(child, proof_path, timeout, max_bytes, started)
         finally:  # an interrupt, a time limit, a proof too large: never leave the solver running
             if child.poll() is None:
                 child.kill()
                 child.wait()
     seconds = time.perf_counter() - started
+    if owner is not None and owner.stopping:
+        raise ProofError(f"{solver} was stopped: the proof beside it failed or was interrupted", "proof")
     if stopped == "time":
         raise ProofError(f"{solver} found no proof within {timeout:g} s", "proof")
     if stopped == "size":
@@ -233,6 +240,67 @@ def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_b
             last = (err.read().decode(errors="replace").strip().splitlines() or ["no message"])[-1]
         raise ProofError(f"{solver} failed (exit {child.returncode}): {last}", "proof")
     return proof_path, seconds
+
+
+class BackgroundProof:
+    """Work that makes a proof (certify_query), run in a thread beside the caller's own proof, so
+    that the two solver children run at once on two cores. `result` waits for it; `stop` (the
+    caller's proof failed, or Ctrl-C) kills the child it waits on and refuses it any other."""
+
+    _by_thread: dict[int, "BackgroundProof"] = {}
+
+    def __init__(self, work):
+        import threading
+
+        self.stopping = False
+        self._child = None
+        self._lock = threading.Lock()
+        self._box: dict = {}
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def of_this_thread(cls) -> "BackgroundProof | None":
+        import threading
+
+        return cls._by_thread.get(threading.get_ident())
+
+    def _run(self, work) -> None:
+        import threading
+
+        me = threading.get_ident()
+        BackgroundProof._by_thread[me] = self
+        try:
+            self._box["value"] = work()
+        except BaseException as exc:  # handed to the caller's thread by `result`
+            self._box["error"] = exc
+        finally:
+            BackgroundProof._by_thread.pop(me, None)
+
+    def watch(self, child) -> None:
+        with self._lock:
+            self._child = child
+            stopping = self.stopping
+        if stopping:
+            child.kill()
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopping = True
+            child = self._child
+        if child is not None and child.poll() is None:
+            child.kill()
+        self._wait()
+
+    def result(self):
+        self._wait()
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["value"]
+
+    def _wait(self) -> None:
+        while self._thread.is_alive():
+            self._thread.join(0.1)
 
 
 def _watch_prover(child, proof_path, timeout: float | None, max_bytes: int, started: float) -> str | None:
