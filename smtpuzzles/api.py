@@ -95,6 +95,8 @@ def _input(module, source, given: dict) -> tuple[str | None, str]:
         return None, "input"
     if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).is_file()):
         return read_text_file(str(source)), str(source)
+    if isinstance(source, str) and _names_a_file(source) and not is_url(source):
+        raise InputError("no such file", source)  # as the command line says it, not read as puzzle text
     if isinstance(source, str) and is_url(source):
         if not module.ACCEPTS_URLS:
             raise InputError(f"{module.NAME} reads a file or text, not a URL", "solve()")
@@ -102,6 +104,13 @@ def _input(module, source, given: dict) -> tuple[str | None, str]:
     if isinstance(source, str):
         return read_text_string(source, "text"), "text"
     raise InputError(f"source must be a path, text, a URL or a dict, not {type(source).__name__}", "solve()")
+
+
+def _names_a_file(text: str) -> bool:
+    """A one-word line with a folder separator or a file suffix: a path, never a puzzle's text."""
+    word = text.strip()
+    return bool(word) and "\n" not in word and " " not in word and (
+        "/" in word or Path(word).suffix.lower() in (".txt", ".json", ".toml", ".csv", ".puz"))
 
 
 def _text_or_file(value, key: str) -> str:
@@ -116,7 +125,8 @@ def _text_or_file(value, key: str) -> str:
 class Result:
     """A solve's outcome: `status` (optimal, solved, infeasible, unknown, interrupted), `value` as
     the command line prints it, `solution` (JSON, refereed), `run_dir` (its ledger), `evidence`
-    (what backs the claim, in words), and `unique` / `count` when asked."""
+    (what backs the claim, in words), and `unique` / `count` when asked, with `count_complete`
+    False when the count stopped at its limit (as `--json` says)."""
 
     puzzle: str
     status: str
@@ -126,6 +136,7 @@ class Result:
     evidence: list[str] = field(default_factory=list)
     unique: bool | None = None
     count: int | None = None
+    count_complete: bool | None = None
     _module: Any = field(default=None, repr=False)
     _instance: Any = field(default=None, repr=False)
     _keep: Any = field(default=None, repr=False)  # the temporary folder, while unsaved
@@ -148,8 +159,11 @@ class Result:
         if outcome.solution is not None:
             evidence.append(f"the solution passed the {module.NAME} referee")
         value = module.value_json(outcome.value) if outcome.value is not None else None
+        counted = run.get("mode") == "count"
+        complete = extra.get("count_complete", outcome.status == "infeasible") if counted else None
         return cls(module.NAME, outcome.status, value, outcome.solution, Path(run_dir), evidence,
-                   extra.get("unique"), extra.get("count"), module, instance, keep)
+                   extra.get("unique"), extra.get("count", 0) if counted else extra.get("count"), complete,
+                   module, instance, keep)
 
     def save(self, folder: str | Path) -> Path:
         """Copy the run folder into `folder` (made if need be) and point `run_dir` at the copy."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import signal
 import time
@@ -262,5 +263,6 @@ def run_batch_cli(args) -> int:
     rows = run_batch(batch, jobs=args.jobs, scheduler=args.scheduler, console=console,
                      progress_every=getattr(args, "progress_every", EVERY))
     console.print(summary_table(rows))
-    console.print(f"summary: {batch.out / 'summary.json'} and summary.csv")
+    # Shown with "a/../b" folded (a job file's `out = "../runs"`); the folder itself is as written.
+    console.print(f"summary: {os.path.normpath(batch.out / 'summary.json')} (and .csv)", markup=False, highlight=False)
     return 0 if all(r["status"] in ANSWERED for r in rows) else 1

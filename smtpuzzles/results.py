@@ -20,9 +20,9 @@ def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None
     table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=22)
     table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=16)
     table.add_column("status", no_wrap=True, min_width=7)
-    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=12)
+    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=11)
     table.add_column("s", no_wrap=True, justify="right", min_width=3)
-    table.add_column("audit", no_wrap=True, min_width=5)
+    table.add_column("audit", no_wrap=True, min_width=6)
     notes = []
     rows = collect_results(folder, with_audit) if rows is None else rows
     for row in rows:
@@ -49,7 +49,7 @@ def run_label(relative: str) -> str:
     # PUZZLE-HASH10-YYYYmmdd-HHMMSS[-n]: the time of day (and the tie-break) tell runs of one job apart
     stamp = "-".join(pieces[3:]) if len(pieces) >= 4 and pieces[2].isdigit() else name
     owner = [p for p in parts[:-1] if p != "jobs"]
-    head = "/".join(owner) if owner else pieces[0]
+    head = owner[-1] if owner else pieces[0]  # the job's name; the batch's folder is the table's title
     return f"{head} {stamp}"
 
 

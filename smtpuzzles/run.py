@@ -335,8 +335,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         query, made, words = reference_made
         if not made.lrat:
             if progress:
-                progress(f"the reference proof ({made.lemmas:,} lemmas) was checked here; past the caps of a stored "
-                         "proof, it is not stored (audit --proof makes it again)")
+                progress(f"reference: checked, {made.lemmas:,} lemmas, too large to store")
             return {**run, "reference_checked_here": made.lemmas}
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
         if words is not None:

@@ -91,3 +91,28 @@ def test_results_draw_themselves_in_rich_and_in_a_notebook():
     report = smtpuzzles.audit(result.run_dir)
     console.print(report)
     assert "audit consistent" in console.export_text() and "<pre" in report._repr_html_()
+
+
+def test_a_path_that_is_not_there_is_the_command_lines_one_line_not_puzzle_text(tmp_path, cli):
+    """A one-word source with a folder or a file suffix names a file: missing, it is "no such file",
+    as `smtpuzzles solve` says it (it was read as a map and failed on its '/')."""
+    from smtpuzzles.errors import InputError
+
+    missing = "no/such/file.txt"
+    with pytest.raises(InputError) as caught:
+        smtpuzzles.solve("rogue", missing)
+    code, _, err = cli("solve", "rogue", missing)
+    assert code == 2 and err.strip() == f"smtpuzzles: error: {caught.value}"
+    assert str(caught.value) == "no/such/file.txt: no such file"
+
+
+def test_a_count_says_whether_it_is_complete_as_json_does(cli):
+    """examples/tatamibari/03.txt has two solutions (expected.json): a count up to 1 stops at its
+    limit, a count of all is complete."""
+    source = ROOT / "smtpuzzles" / "examples" / "tatamibari" / "03.txt"
+    assert json.loads((source.parent / "expected.json").read_text())["03.txt"]["count"] == 2
+    for limit, count, complete in ((1, 1, False), (True, 2, True)):
+        result = smtpuzzles.solve("tatamibari", source, count=limit)
+        assert (result.count, result.count_complete) == (count, complete)
+        printed = cli.solve_json("tatamibari", source, "--count", *([] if limit is True else [limit]), code=0)
+        assert (printed["count"], printed["count_complete"]) == (count, complete)

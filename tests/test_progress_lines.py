@@ -92,7 +92,7 @@ def test_a_piped_certify_says_which_proof_it_is_making(tmp_path):
     (run_dir / "run.json").write_text(json.dumps(run))
     again = piped("certify", run_dir, "--progress-every", 0.2, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert any(re.search(r"certify: (proving|checking|keeping)", line) for line in progress_lines(again.stderr))
+    assert any(re.search(r"certify: (reference: )?(proving|checking|trimming)", line) for line in progress_lines(again.stderr))
 
 
 def test_an_audit_proof_made_in_parts_says_which_part_it_is_on():

@@ -221,7 +221,7 @@ def _batch_command(sub) -> None:
 
 def progress_flag(parser) -> None:
     parser.add_argument("--progress-every", type=progress_every_argument, default=EVERY, metavar="S",
-                        help=f"off a terminal, a progress line every S seconds (default {EVERY:g}; 0: none)")
+                        help="off a terminal, a progress line every S seconds (0: none)")
 
 
 def puzzle_options_by_name() -> dict[str, list]:

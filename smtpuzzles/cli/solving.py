@@ -180,8 +180,10 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
     fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
     shown = [summary_panel(f"{module.NAME}", fields, outcome.status)]
     if outcome.status in ("unknown", "interrupted"):
-        # Its own unbroken line, so that it can be copied whole.
-        shown.append(Text(f"resume: smtpuzzles solve {module.NAME} --resume {ledger.dir}", no_wrap=True, overflow="ignore"))
+        # The command on its own unbroken line, so that it can be copied whole (and fits 80
+        # columns with a run folder's usual name under runs/).
+        shown.append(Text("resume with:"))
+        shown.append(Text(f"  smtpuzzles solve {module.NAME} --resume {ledger.dir}", no_wrap=True, overflow="ignore"))
     if outcome.solution is not None:
         proved = extra.get("proved_digits") if proves_prefix(run.get("objective")) else None
         shown.append(module.render(instance, outcome.solution, proved))

@@ -679,7 +679,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
         except ProofError as exc:
             say(f"{exc.message}; proving with {DEFAULT_SOLVER} (DRUP, slower) instead")
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
-    say(f"proving with {solver} ({query.variables:,} variables, {query.clauses:,} clauses)")
+    say(f"proving: {solver}, {query.variables:,} variables, {query.clauses:,} clauses")
     if solver == LRAT_SOLVER and split:
         lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget, keep)
         name = f"{name}, in {parts} parts"
@@ -702,7 +702,7 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
     # CaDiCaL's raw proof (gigabytes on large queries) stays on disk; only what is kept is read in.
     with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
         raw, _ = _run_prover(query, LRAT_SOLVER, timeout, Path(tmp), budget.disk_bytes)
-        say(f"keeping the lemmas the refutation used, of CaDiCaL's {raw.stat().st_size / 1e6:.1f} MB LRAT proof")
+        say(f"trimming CaDiCaL's {raw.stat().st_size / 1e6:.1f} MB LRAT proof")  # to the lemmas the refutation used
         try:
             lrat = trim_lrat(raw, query.clauses, budget=budget)
         except ValueError:
@@ -755,7 +755,7 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=MADE_HERE)  # made here, not read in
     if checked.ok is None:
         raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
-    say(f"checked the {made['bytes'] / 1e6:.1f} MB LRAT proof joined from {len(cases)} parts")
+    say(f"checked the {made['bytes'] / 1e6:.1f} MB proof of {len(cases)} parts")
     lrat = b"".join(kept) if made["keep"] else b""
     if lrat and checked.ok:
         # Stored, it must pass the caps the audit reads a folder's proof under: checked again under them.
@@ -765,7 +765,7 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
         if stored.ok is None:
             raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
         if stored.over_limit:
-            say(f"the joined proof is past a cap of a stored proof ({stored.message}): checked, not kept")
+            say(f"checked, too large to store ({stored.message})")
             lrat = b""
         else:
             checked = stored

@@ -157,7 +157,8 @@ def value(game: Game, solution: dict) -> int:
 
 def describe(game: Game) -> str:
     rooms = {d[1] for d in game.doors} | {d[2] for d in game.doors}
-    return f"{len(game.doors)} doors, {len(rooms) - 1} rooms"
+    doors, others = len(game.doors), len(rooms) - 1
+    return f"{doors} door{'s' * (doors != 1)}, {others} room{'s' * (others != 1)}"
 
 
 # ------------------------------------------------------------------------- facts of every map
