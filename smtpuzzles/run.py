@@ -304,27 +304,27 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     claim_query = proofs.dimacs(enc.formula, recorded_claim_terms(enc, claim, where))
     # A proof already stored for this very query and claim is kept (the audit checks it); what is
     # missing is made. So `certify` on a run certified before the reference encodings adds that one.
-    # The claim's proof is made in a thread while this one builds and proves the reference formula:
-    # the two solver children run at once (on two cores, about a third less wall time on 9x9).
-    claim_proof = None
-    if not _stored_for(run.get("proof"), claim_query, claim):
-        split = proofs.claim_cases(claim_query) if enc.proof_parts else None
-        claim_proof = proofs.BackgroundProof(lambda: proofs.certify_query(claim_query, timeout=timeout,
-                                                                          progress=progress, split=split))
+    # The reference formula is built and proved in a thread while this one proves the claim: the
+    # two solver children run at once (on two cores, about a third less wall time on 9x9). The
+    # claim's proof is stored as soon as it is checked; a failure or Ctrl-C here stops the other.
+    say = _sides(progress)
+    reference_proof = proofs.BackgroundProof(
+        lambda: _prove_reference(module, instance, claim, run, where, timeout, say("reference")))
     try:
-        reference_made = _prove_reference(module, instance, claim, run, where, timeout, progress)
-    except BaseException:  # Ctrl-C, or a bug: the claim's solver child is stopped too
-        if claim_proof is not None:
-            claim_proof.stop()
+        if not _stored_for(run.get("proof"), claim_query, claim):
+            made = proofs.certify_query(claim_query, timeout=timeout, progress=say("claim"),
+                                        split=proofs.claim_cases(claim_query) if enc.proof_parts else None)
+            if not made.lrat:
+                raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
+                                        "the audit reads a stored proof under", str(run_dir))
+            say("claim")(f"checked, {made.lemmas:,} lemmas")
+            record = {**proof_record(claim_query, made, claim), "file": PROOF, "dimacs": DIMACS}
+            files = {DIMACS: proofs.compress(claim_query.data), PROOF: proofs.compress(made.lrat)}
+            run = store_proof(run_dir, run["last_step_sha256"], files, record)
+    except BaseException:
+        reference_proof.stop()
         raise
-    if claim_proof is not None:
-        made = claim_proof.result()
-        if not made.lrat:
-            raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
-                                    "the audit reads a stored proof under", str(run_dir))
-        record = {**proof_record(claim_query, made, claim), "file": PROOF, "dimacs": DIMACS}
-        files = {DIMACS: proofs.compress(claim_query.data), PROOF: proofs.compress(made.lrat)}
-        run = store_proof(run_dir, run["last_step_sha256"], files, record)
+    reference_made = reference_proof.result()  # a Ctrl-C while it runs stops it; the claim's stays stored
     if isinstance(reference_made, proofs.ProofError):
         if "satisfiable" in reference_made.message:
             raise proofs.ReferenceProofError("the reference encoding, written from the rules alone, has a solution "
@@ -345,6 +345,26 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     return run
 
 
+def _sides(progress):
+    """progress(side) for the claim's proof and the reference's, made at once: the reference's words
+    are marked, and when one side says it is done the other's latest words are said again, so that
+    a progress line off a terminal (the latest words) shows the side still at work."""
+    if progress is None:
+        return lambda side: lambda text: None
+    latest = {}
+
+    def say(side: str):
+        def words(text: str) -> None:
+            latest[side] = text = text if side == "claim" else f"reference: {text}"
+            progress(text)
+            other = "reference" if side == "claim" else "claim"
+            if text.split(": ")[-1].startswith("checked") and other in latest:
+                progress(latest[other])
+        return words
+
+    return say
+
+
 def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeout, progress):
     """(query, proof, symmetry words) of the claim on the puzzle's reference formula; None when the
     puzzle has none or its proof is stored already; the ProofError when there is no proof (returned,
@@ -363,11 +383,12 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
             progress(f"{reference.refused}; proving the reference formula without it")
     symmetric = reference.broken is not None
     query = reference.query(symmetric)
-    say = (lambda words: progress(f"reference: {words}")) if progress else None
     try:
-        made = proofs.certify_query(query, timeout=timeout, progress=say, split=reference.split)
+        made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
     except proofs.ProofError as exc:
         return exc
+    if progress:
+        progress(f"checked, {made.lemmas:,} lemmas")
     return query, made, reference.words(symmetric)
 
 

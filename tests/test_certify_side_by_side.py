@@ -1,6 +1,7 @@
-"""certify makes the closing claim's proof in a thread (proof.BackgroundProof) while it builds and
-proves the reference formula, so the two solver children run at once; a Ctrl-C or a failure of
-either stops the other's child, and what is stored is what was proved and checked."""
+"""certify builds and proves the reference formula in a thread (proof.BackgroundProof) while it
+proves the closing claim, so the two solver children run at once; the claim's proof is stored as
+soon as it is checked, a Ctrl-C or a failure stops the other side's child, and what is stored is
+what was proved and checked."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def test_stopping_a_background_proof_kills_its_child_at_once(monkeypatch):
     started = time.time()
     background.stop()
     assert time.time() - started < 5
-    assert children[0].poll() is not None  # killed, not left solving
+    wait_for(lambda: children[0].poll() is not None, 5)  # killed, not left solving
     with pytest.raises(proofs.ProofError, match="was stopped"):
         background.result()
 
@@ -81,39 +82,81 @@ def test_the_two_proofs_of_a_certify_are_made_at_once(cli, monkeypatch):
     assert code == 0 and json.loads(out)["verdict"] == "clean"
 
 
-def test_a_ctrl_c_during_the_reference_proof_stops_the_claims_child_and_stores_nothing(cli, monkeypatch):
+def test_a_ctrl_c_during_the_claims_proof_stops_the_reference_child_and_stores_nothing(cli, monkeypatch):
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     before = (run_dir / "run.json").read_bytes()
     children = children_of(monkeypatch)
-    monkeypatch.setattr(proofs, "dimacs", lambda formula, terms: pigeonhole(11))  # a claim's proof of minutes
+    real = proofs.certify_query
 
-    def interrupted(*args):
-        wait_for(lambda: children)  # the claim's child is solving
+    def claim_interrupted(query, **kwargs):
+        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference side: minutes of proof
+            return real(pigeonhole(11), **kwargs)
+        wait_for(lambda: children)  # the reference's child is solving
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "_prove_reference", interrupted)
+    monkeypatch.setattr(proofs, "certify_query", claim_interrupted)
     started = time.time()
     with pytest.raises(KeyboardInterrupt):
         runner.certify(run_dir)
     assert time.time() - started < 30
-    assert children[0].poll() is not None
+    wait_for(lambda: children[0].poll() is not None, 5)  # killed, not left solving
     assert (run_dir / "run.json").read_bytes() == before
     assert not (run_dir / "proof.lrat.gz").exists()
 
 
-def test_a_failing_claims_proof_stores_nothing_even_when_the_reference_one_succeeds(cli, monkeypatch):
+def test_a_ctrl_c_while_the_reference_proof_runs_on_keeps_the_claims_proof_stored(cli, monkeypatch):
+    """The claim's proof, checked first, is stored before certify waits for the reference's: a
+    Ctrl-C then stops the reference's child and leaves the claim's proof in the folder."""
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    children = children_of(monkeypatch)
+    real = proofs.certify_query
+    monkeypatch.setattr(proofs, "certify_query", lambda query, **kwargs: real(
+        pigeonhole(11) if proofs.BackgroundProof.of_this_thread() is not None else query, **kwargs))
+    real_result = proofs.BackgroundProof.result
+
+    def interrupted_wait(self):
+        wait_for(lambda: children)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(proofs.BackgroundProof, "result", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        runner.certify(run_dir)
+    monkeypatch.setattr(proofs.BackgroundProof, "result", real_result)
+    run = json.loads((run_dir / "run.json").read_text())
+    assert "proof" in run and "reference_proof" not in run
+    assert (run_dir / "proof.lrat.gz").is_file()
+
+
+def test_a_ctrl_c_while_waiting_for_the_background_proof_stops_its_child(monkeypatch):
+    children = children_of(monkeypatch)
+    background = proofs.BackgroundProof(lambda: proofs.certify_query(pigeonhole(11)))
+    wait_for(lambda: children)
+    timer = threading.Timer(0.3, lambda: __import__("_thread").interrupt_main())
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        background.result()
+    wait_for(lambda: children[0].poll() is not None, 5)
+
+
+def test_a_failing_claims_proof_stops_the_reference_proof_and_stores_nothing(cli, monkeypatch):
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     before = (run_dir / "run.json").read_bytes()
+    children = children_of(monkeypatch)
     real = proofs.certify_query
 
     def claim_fails(query, **kwargs):
-        if proofs.BackgroundProof.of_this_thread() is not None:  # the claim's proof
-            raise proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof")
-        return real(query, **kwargs)
+        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference side: minutes of proof
+            return real(pigeonhole(11), **kwargs)
+        wait_for(lambda: children)
+        raise proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof")
 
     monkeypatch.setattr(proofs, "certify_query", claim_fails)
+    started = time.time()
     code, _, err = cli("certify", run_dir)
     assert code == 1 and "no proof stored: proof: cadical195-lrat found no proof within 1 s" in err
+    assert time.time() - started < 30  # it did not wait for the reference's minutes
+    wait_for(lambda: children[0].poll() is not None, 5)
     assert (run_dir / "run.json").read_bytes() == before

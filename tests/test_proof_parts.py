@@ -225,7 +225,7 @@ def test_a_failing_reference_proof_says_the_claims_proof_is_stored(cli, monkeypa
 
     def second_fails(query, **kw):
         calls.append(query)
-        if proofs.BackgroundProof.of_this_thread() is None:  # the reference formula's, in certify's own thread
+        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference formula's, beside the claim's
             raise proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof")
         return made(query, **kw)
 

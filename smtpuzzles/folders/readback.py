@@ -161,9 +161,9 @@ def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery
     if text is None:
         return None
     nvars, clauses = proofs.read_dimacs(text, f"{module.NAME} reference encoding")
-    plain = proofs.Dimacs(text, nvars, len(clauses), tuple(clauses))
-    if proposal is None:
-        return ReferenceQuery(plain, None, None, None)
+    if proposal is None:  # F is the query: its clauses are kept for the proof (not parsed again)
+        return ReferenceQuery(proofs.Dimacs(text, nvars, len(clauses), tuple(clauses)), None, None, None)
+    plain = proofs.Dimacs(text, nvars, len(clauses))  # only if the lemma fails: F & C keeps the clauses
     lemma = lemma_from_json(proposal, nvars)
     problems = [lemma] if isinstance(lemma, str) else check_formula(nvars, clauses, lemma)[0]
     if problems:

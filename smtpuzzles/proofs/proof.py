@@ -246,6 +246,7 @@ class BackgroundProof:
     """Work that makes a proof (certify_query), run in a thread beside the caller's own proof, so
     that the two solver children run at once on two cores. `result` waits for it; `stop` (the
     caller's proof failed, or Ctrl-C) kills the child it waits on and refuses it any other."""
+    # Its work should not touch the run folder: the caller stores what it hands back.
 
     _by_thread: dict[int, "BackgroundProof"] = {}
 
@@ -285,22 +286,27 @@ class BackgroundProof:
             child.kill()
 
     def stop(self) -> None:
+        """Kill the child and return at once: a trim or check under way in the thread (Python,
+        seconds to minutes on a large proof) ends on its own, its result unused; the thread is a
+        daemon, so it never holds up the process's exit."""
         with self._lock:
             self.stopping = True
             child = self._child
         if child is not None and child.poll() is None:
             child.kill()
-        self._wait()
+        self._thread.join(0.5)
 
     def result(self):
-        self._wait()
+        """The work's value, or its exception raised here; a Ctrl-C while waiting stops it."""
+        try:
+            while self._thread.is_alive():
+                self._thread.join(0.1)
+        except BaseException:
+            self.stop()
+            raise
         if "error" in self._box:
             raise self._box["error"]
         return self._box["value"]
-
-    def _wait(self) -> None:
-        while self._thread.is_alive():
-            self._thread.join(0.1)
 
 
 def _watch_prover(child, proof_path, timeout: float | None, max_bytes: int, started: float) -> str | None:

@@ -127,9 +127,12 @@ def progress(digits: Sequence[int], proved: int | None):
 def reference(instance, claim: dict) -> str:
     """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.kingtour), which
     shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    from smtpuzzles.puzzles.kingtour import symmetry
     from smtpuzzles.puzzles.rules import kingtour as rules
 
-    return rules.reference(instance, claim).dimacs()
+    built = rules.reference(instance, claim)
+    symmetry.keep_for_proposal(instance, claim, built)
+    return built.dimacs()
 
 
 def reference_symmetry(instance, claim: dict) -> dict | None:

@@ -8,8 +8,6 @@ solution's number is lexicographically greater than `best`, a list of N*N digits
 
 from __future__ import annotations
 
-import json
-
 from .cnf import Reference, true_vars
 
 
@@ -23,17 +21,8 @@ def _declare(board) -> tuple[Reference, dict, dict, dict]:
     return ref, digit, visit, reads
 
 
-_last_built: tuple = (None, None)
-
-
 def reference(board, claim: dict) -> Reference:
-    """The formula of `claim` on `board`. The last one is kept: certify asks for it twice in a row,
-    for its text and for the symmetry lemma's numbering (0.14 s on 8x8). Callers only read it."""
-    global _last_built
-    key = (board.size, board.box_rows, board.box_cols, tuple(map(tuple, board.clues)), json.dumps(claim, sort_keys=True))
-    if _last_built[0] != key:
-        _last_built = (key, _build(board, claim))
-    return _last_built[1]
+    return _build(board, claim)
 
 
 def _build(board, claim: dict) -> Reference:
