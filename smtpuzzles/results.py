@@ -17,10 +17,10 @@ def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None
     """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
     start time; the full path is in `results --json`. Unreadable runs are explained below it."""
     table = compact_table(plain(f"runs under {folder}"))
-    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=22)
+    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=20)
     table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=16)
     table.add_column("status", no_wrap=True, min_width=7)
-    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=11)
+    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=12)
     table.add_column("s", no_wrap=True, justify="right", min_width=3)
     table.add_column("audit", no_wrap=True, min_width=6)
     notes = []
