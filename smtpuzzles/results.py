@@ -35,10 +35,17 @@ def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None
                 notes.append(plain(f"{row['run']}: {verdict}", style="red"))
             cell = plain(shown, style="green" if verdict in ("clean", "consistent") else "bold red")
         table.add_row(plain(run_label(row["run"])), plain(row["instance"]), status_cell(row), plain(value_text(row, 12)),
-                      f"{row['seconds']:.1f}", cell)
+                      seconds_cell(row["seconds"]), cell)
     if any(row["audit"] is None for row in rows):
         notes.append(plain("audit —: read and hash-checked, not audited; add --audit to audit each run", style="dim"))
     return Group(table, *notes)
+
+
+def seconds_cell(seconds: float) -> str:
+    """At most six characters, so that a record run of hours leaves the audit verdict whole."""
+    if seconds < 1000:
+        return f"{seconds:.1f}"
+    return f"{seconds:.0f}" if seconds < 100_000 else f"{seconds / 3600:.0f} h"
 
 
 def run_label(relative: str) -> str:

@@ -172,6 +172,18 @@ SLOW = {
     "tests/test_rules_reference.py::test_nonary_random_maps",
     "tests/test_wheel.py::test_the_installed_wheel_runs_its_examples_from_another_folder",
     "tests/test_wheel.py::test_the_wheel_carries_the_examples_the_licence_and_what_an_index_shows",
+    "tests/test_lrat.py::test_certify_refuses_what_it_cannot_prove",
+    "tests/test_plugin_example.py::test_the_plugins_own_tests_pass",
+    "tests/test_progress_lines.py::test_a_piped_certify_says_which_proof_it_is_making",
+    "tests/test_tatamibari.py::test_counts_agree_with_brute_force_on_small_grids",
+    "tests/test_checker_soundness.py::test_random_proofs_of_satisfiable_formulas_are_never_accepted",
+    "tests/test_proof_parts.py::test_certify_and_the_audit_on_a_reference_proved_in_parts",
+    "tests/test_cubes_attacks.py::test_split_runs_on_clued_boards_give_the_brute_force_optimum",
+    "tests/test_cubes.py::test_ctrl_c_while_cubes_run_on_dask_stops_the_run_interrupted_and_resumable",
+    "tests/test_proof_parts.py::test_certify_splits_the_encoders_query_where_the_encoding_advises",
+    "tests/test_proof_parts.py::test_a_kingtour_reference_in_parts_agrees_with_the_whole",
+    "tests/test_core.py::test_exported_files_are_standard_smtlib_that_cvc5_and_z3_agree_on",
+    "tests/test_ledger.py::test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer",
 }
 
 

@@ -172,24 +172,15 @@ def test_a_broken_part_fails_the_streamed_check(monkeypatch):
 def test_a_joined_proof_past_the_stored_caps_is_checked_and_not_kept(monkeypatch):
     """Kept, a proof in parts must fit what the audit reads of a folder; past that it is still
     checked to the end, and handed back empty: checked here, too large to store."""
-    from test_rules_reference import kt_board
-
-    from smtpuzzles.folders.readback import reference_query
-    from smtpuzzles.puzzles import kingtour
-
-    board = kt_board(6, "2x3")
-    best = [6, 6, 6, 6, 5, 5, 5, 4, 6] + [6] * 27
-    query = reference_query(kingtour, board, {"op": "lex_greater", "best": best}, "test").broken
-    kept = proofs.certify_query(query, split=query.clauses)
-    assert kept.lrat and check_lrat(query.variables, proofs.read_dimacs(query.text)[1], kept.lrat).ok
-    small = proofs.ProofBudget(text_bytes=len(kept.lrat) // 2)
-    checked = proofs.certify_query(query, split=query.clauses, budget=small)
+    kept = proofs.certify_query(SMALL, split=1)
+    assert kept.lrat and check_lrat(SMALL.variables, proofs.read_dimacs(SMALL.text)[1], kept.lrat).ok
+    checked = proofs.certify_query(SMALL, split=1, budget=proofs.ProofBudget(text_bytes=len(kept.lrat) // 2))
     assert checked.lrat == b"" and checked.lemmas == kept.lemmas
     # Past a checker's cap of a stored proof (its lemma count here) it is not kept either.
     from smtpuzzles.proofs import lrat
 
     monkeypatch.setattr(lrat, "LIMITS", lrat.Limits(lemmas=kept.lemmas - 1))
-    assert proofs.certify_query(query, split=query.clauses).lrat == b""
+    assert proofs.certify_query(SMALL, split=1).lrat == b""
 
 
 def test_certify_stores_the_claims_proof_and_says_a_reference_too_large_to_store_was_checked(cli, monkeypatch):
