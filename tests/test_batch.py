@@ -174,9 +174,12 @@ def ctrl_c_inside_a_long_batch(tmp_path: Path, started_ignoring_ctrl_c: bool = F
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     from gen_nonary import random_game
 
-    doors = json.dumps(random_game(6, rooms=7, doors=40))  # about 20 s: 5 s under the quick plan, then a search
+    if started_ignoring_ctrl_c:  # it runs to its end: an 8x8 King's tour, about 3 s, 2 s of it after the signal
+        job = 'puzzle = "kingtour"\nsize = 8\nbox = "2x4"'
+    else:  # about 20 s: 5 s under the quick plan, then a search
+        job = f'puzzle = "nonary"\ndoors = {json.dumps(random_game(6, rooms=7, doors=40))}'
     path = tmp_path / "jobs.toml"
-    path.write_text(f'[defaults]\nout = "out"\n[[job]]\nname = "long"\npuzzle = "nonary"\ndoors = {doors}\ntime_limit = 120\n')
+    path.write_text(f'[defaults]\nout = "out"\n[[job]]\nname = "long"\n{job}\ntime_limit = 120\n')
     # As a shell starts a job in the background (`cmd &` in a script): Ctrl-C ignored from the start.
     ignoring = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if started_ignoring_ctrl_c else None
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "batch", str(path), "--jobs", "2"],
@@ -185,7 +188,7 @@ def ctrl_c_inside_a_long_batch(tmp_path: Path, started_ignoring_ctrl_c: bool = F
     deadline = time.time() + 60
     while time.time() < deadline and not any(p.stat().st_size for p in (tmp_path / "out").glob("jobs/*/*/steps.jsonl")):
         time.sleep(0.05)
-    time.sleep(1)  # inside the 5 s try of "at least 8"
+    time.sleep(1)  # inside the search: the 5 s try of "at least 8", or the King's tour's checks
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     (run,) = (tmp_path / "out").glob("jobs/long/*/run.json")

@@ -38,6 +38,22 @@ def children_of(monkeypatch) -> list:
     return seen
 
 
+def claim_side_raises(monkeypatch, error: BaseException) -> list:
+    """certify's reference side proves a query of minutes, and its claim side raises `error` once
+    the reference's child is solving; the children, as children_of."""
+    children = children_of(monkeypatch)
+    real = proofs.certify_query
+
+    def certify_query(query, **kwargs):
+        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference side
+            return real(pigeonhole(11), **kwargs)
+        wait_for(lambda: children)
+        raise error
+
+    monkeypatch.setattr(proofs, "certify_query", certify_query)
+    return children
+
+
 def wait_for(condition, seconds: float = 60) -> None:
     deadline = time.time() + seconds
     while not condition():
@@ -86,16 +102,7 @@ def test_a_ctrl_c_during_the_claims_proof_stops_the_reference_child_and_stores_n
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     before = (run_dir / "run.json").read_bytes()
-    children = children_of(monkeypatch)
-    real = proofs.certify_query
-
-    def claim_interrupted(query, **kwargs):
-        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference side: minutes of proof
-            return real(pigeonhole(11), **kwargs)
-        wait_for(lambda: children)  # the reference's child is solving
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(proofs, "certify_query", claim_interrupted)
+    children = claim_side_raises(monkeypatch, KeyboardInterrupt())
     started = time.time()
     with pytest.raises(KeyboardInterrupt):
         runner.certify(run_dir)
@@ -144,16 +151,7 @@ def test_a_failing_claims_proof_stops_the_reference_proof_and_stores_nothing(cli
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     before = (run_dir / "run.json").read_bytes()
-    children = children_of(monkeypatch)
-    real = proofs.certify_query
-
-    def claim_fails(query, **kwargs):
-        if proofs.BackgroundProof.of_this_thread() is not None:  # the reference side: minutes of proof
-            return real(pigeonhole(11), **kwargs)
-        wait_for(lambda: children)
-        raise proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof")
-
-    monkeypatch.setattr(proofs, "certify_query", claim_fails)
+    children = claim_side_raises(monkeypatch, proofs.ProofError("cadical195-lrat found no proof within 1 s", "proof"))
     started = time.time()
     code, _, err = cli("certify", run_dir)
     assert code == 1 and "no proof stored: proof: cadical195-lrat found no proof within 1 s" in err
