@@ -145,7 +145,9 @@ def _audit_command(sub) -> None:
     audit.add_argument("--proof", nargs="?", const="certificate", choices=("certificate", "all"),
                        help="check the folder's stored proof of the derived claim against the query today's "
                             "encoder builds, or, with none stored, make one with a proof-logging SAT solver "
-                            "and check it; with all, also prove every recorded UNSAT step (Boolean encodings)")
+                            "and check it, and the same on the puzzle's reference encoding (certificate, the "
+                            "default, is both); with all, also prove every recorded UNSAT step (Boolean "
+                            "encodings)")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     progress_flag(audit)
