@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -361,3 +362,16 @@ def test_show_follow_keeps_waiting_while_a_writer_holds_a_sealed_run(cli, tmp_pa
         lock.release()
     out, err = follower.communicate(timeout=20)
     assert follower.returncode == 0 and "optimal" in out, err
+
+
+def test_show_on_a_resumed_run_does_not_give_the_last_sessions_end(cli):
+    """A resumed run is `running` with its last session's `ended` still in run.json until it is
+    sealed again: show says it has not ended (it said "status running" beside that old end)."""
+    run_dir = solve_6x6(cli)
+    unseal(run_dir, 3)
+    run = json.loads((run_dir / "run.json").read_text())
+    run["ended"] = "2026-12-01T07:08:26+0000"  # as a resume leaves it
+    (run_dir / "run.json").write_text(json.dumps(run))
+    code, out, err = cli("show", run_dir)
+    assert code == 0, err
+    assert "2026-12-01T07:08:26" not in out and re.search(r"ended\s+—", out), out

@@ -52,7 +52,9 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
     about = [("encoding", f"{run['encoding']['name']} v{run['encoding']['version']}"),
              ("engine", f"{run['engine']['name']} {run['engine'].get('version', '')}"),
              ("steps", ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"),
-             ("started", run.get("started")), ("ended", run.get("ended") or "—")]
+             ("started", run.get("started")),
+             # A resumed run keeps its last session's end in run.json until it is sealed again.
+             ("ended", run.get("ended") if run["status"] != "running" and run.get("ended") else "—")]
     unfinished = run["status"] in UNFINISHED
     if unfinished:
         show_value = module.value_json if best_is_value(progress.objective) else None
