@@ -22,10 +22,6 @@ def _declare(board) -> tuple[Reference, dict, dict, dict]:
 
 
 def reference(board, claim: dict) -> Reference:
-    return _build(board, claim)
-
-
-def _build(board, claim: dict) -> Reference:
     n, br, bc = board.size, board.box_rows, board.box_cols
     if br * bc != n:
         raise ValueError(f"{br}x{bc} boxes do not tile {n}x{n}")
