@@ -159,11 +159,11 @@ class Result:
         if outcome.solution is not None:
             evidence.append(f"the solution passed the {module.NAME} referee")
         value = module.value_json(outcome.value) if outcome.value is not None else None
-        counted = run.get("mode") == "count"
-        complete = extra.get("count_complete", outcome.status == "infeasible") if counted else None
+        from smtpuzzles.tables import answer_fields
+
+        counted = answer_fields(run)  # as `solve --json` and the batch summary report a count
         return cls(module.NAME, outcome.status, value, outcome.solution, Path(run_dir), evidence,
-                   extra.get("unique"), extra.get("count", 0) if counted else extra.get("count"), complete,
-                   module, instance, keep)
+                   extra.get("unique"), counted["count"], counted["count_complete"], module, instance, keep)
 
     def save(self, folder: str | Path) -> Path:
         """Copy the run folder into `folder` (made if need be) and point `run_dir` at the copy."""
