@@ -317,7 +317,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
             if not made.lrat:
                 raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
                                         "the audit reads a stored proof under", str(run_dir))
-            say("claim")(f"checked, {made.lemmas:,} lemmas")
+            say("claim")(f"checked, {made.lemmas:,} lemmas", done=True)
             record = {**proof_record(claim_query, made, claim), "file": PROOF, "dimacs": DIMACS}
             files = {DIMACS: proofs.compress(claim_query.data), PROOF: proofs.compress(made.lrat)}
             run = store_proof(run_dir, run["last_step_sha256"], files, record)
@@ -334,8 +334,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     if reference_made is not None:
         query, made, words = reference_made
         if not made.lrat:
-            if progress:
-                progress(f"reference: checked, {made.lemmas:,} lemmas, too large to store")
+            say("reference")(f"checked, {made.lemmas:,} lemmas, too large to store")
             return {**run, "reference_checked_here": made.lemmas}
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
         if words is not None:
@@ -347,18 +346,18 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
 
 def _sides(progress):
     """progress(side) for the claim's proof and the reference's, made at once: the reference's words
-    are marked, and when one side says it is done the other's latest words are said again, so that
-    a progress line off a terminal (the latest words) shows the side still at work."""
+    are marked, and when one side says it is done (`done=True`) the other's latest words are said
+    again, so that a progress line off a terminal (the latest words) shows the side still at work."""
     if progress is None:
-        return lambda side: lambda text: None
+        return lambda side: lambda text, done=False: None
     latest = {}
 
     def say(side: str):
-        def words(text: str) -> None:
+        def words(text: str, done: bool = False) -> None:
             latest[side] = text = text if side == "claim" else f"reference: {text}"
             progress(text)
             other = "reference" if side == "claim" else "claim"
-            if text.split(": ")[-1].startswith("checked") and other in latest:
+            if done and other in latest:
                 progress(latest[other])
         return words
 
@@ -368,7 +367,7 @@ def _sides(progress):
 def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeout, progress):
     """(query, proof, symmetry words) of the claim on the puzzle's reference formula; None when the
     puzzle has none or its proof is stored already; the ProofError when there is no proof (returned,
-    not raised: the claim's proof beside it is still stored)."""
+    not raised: the claim's proof beside it is still stored). `progress` is one of `_sides`."""
     from smtpuzzles.proofs import proof as proofs
 
     reference = readback.reference_query(module, instance, claim, where)
@@ -376,19 +375,17 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
     if reference is None or any(_stored_for(stored, reference.query(s), claim) and stored.get("symmetry") == reference.words(s)
                                 for s in (False, True) if reference.query(s) is not None):
         return None
-    if progress:
-        progress("the same claim on the reference encoding, written from the rules alone" + (
-            f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
-        if reference.refused:
-            progress(f"{reference.refused}; proving the reference formula without it")
+    progress("the same claim on the reference encoding, written from the rules alone" + (
+        f", with its checked symmetry lemma: {reference.summary}" if reference.broken else ""))
+    if reference.refused:
+        progress(f"{reference.refused}; proving the reference formula without it")
     symmetric = reference.broken is not None
     query = reference.query(symmetric)
     try:
         made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
     except proofs.ProofError as exc:
         return exc
-    if progress:
-        progress(f"checked, {made.lemmas:,} lemmas")
+    progress(f"checked, {made.lemmas:,} lemmas", done=True)
     return query, made, reference.words(symmetric)
 
 
