@@ -90,20 +90,16 @@ def _input(module, source, given: dict) -> tuple[str | None, str]:
         value = given.pop(key)
         if key in inline:
             return inline[key].text(value), f"solve() {key}"
-        return _text_or_file(value, key), key
+        return _file_or_text(value, key)[0], key
     if source is None:
         return None, "input"
-    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and Path(source).is_file()):
-        return read_text_file(str(source)), str(source)
-    if isinstance(source, str) and _names_a_file(source) and not is_url(source):
-        raise InputError("no such file", source)  # as the command line says it, not read as puzzle text
-    if isinstance(source, str) and is_url(source):
+    if not isinstance(source, (str, Path)):
+        raise InputError(f"source must be a path, text, a URL or a dict, not {type(source).__name__}", "solve()")
+    if isinstance(source, str) and is_url(source) and not Path(source).is_file():
         if not module.ACCEPTS_URLS:
             raise InputError(f"{module.NAME} reads a file or text, not a URL", "solve()")
         return read_text_string(source.strip(), "URL"), "URL"
-    if isinstance(source, str):
-        return read_text_string(source, "text"), "text"
-    raise InputError(f"source must be a path, text, a URL or a dict, not {type(source).__name__}", "solve()")
+    return _file_or_text(source, "text")
 
 
 def _names_a_file(text: str) -> bool:
@@ -113,11 +109,15 @@ def _names_a_file(text: str) -> bool:
         "/" in word or Path(word).suffix.lower() in (".txt", ".json", ".toml", ".csv", ".puz"))
 
 
-def _text_or_file(value, key: str) -> str:
+def _file_or_text(value, key: str) -> tuple[str, str]:
+    """(text, place) of a file path or of the text itself. A one-word path that is not there is "no
+    such file", as the command line says it, not puzzle text that fails on its '/'."""
     if isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and Path(value).is_file()):
-        return read_text_file(str(value))
+        return read_text_file(str(value)), str(value)
+    if isinstance(value, str) and _names_a_file(value) and not is_url(value):
+        raise InputError("no such file", value)
     if isinstance(value, str):
-        return read_text_string(value, key)
+        return read_text_string(value, key), key
     raise InputError(f"{key} must be a file path or its text, not {type(value).__name__}", "solve()")
 
 

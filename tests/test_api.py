@@ -104,6 +104,11 @@ def test_a_path_that_is_not_there_is_the_command_lines_one_line_not_puzzle_text(
     code, _, err = cli("solve", "rogue", missing)
     assert code == 2 and err.strip() == f"smtpuzzles: error: {caught.value}"
     assert str(caught.value) == "no/such/file.txt: no such file"
+    # The same for a puzzle option that takes a file (kingtour's clues, --clues FILE).
+    with pytest.raises(InputError, match="^no/such/clues.txt: no such file$"):
+        smtpuzzles.solve("kingtour", {"size": 4, "box": "2x2", "clues": "no/such/clues.txt"})
+    code, _, err = cli("solve", "kingtour", "--size", 4, "--box", "2x2", "--clues", "no/such/clues.txt")
+    assert code == 2 and err.strip() == "smtpuzzles: error: no/such/clues.txt: no such file"
 
 
 def test_a_count_says_whether_it_is_complete_as_json_does(cli):
