@@ -258,3 +258,31 @@ def test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer(tmp_path):
     assert proc.returncode == 0, stderr
     assert json.loads(stdout)["status"] == "optimal"
     assert "interrupted" not in stderr and "Traceback" not in stderr, stderr
+
+
+@pytest.mark.parametrize("sigint_ignored", [False, True])
+def test_sigterm_seals_the_run_as_interrupted_even_in_the_background(tmp_path, cli, sigint_ignored):
+    """`kill`, a batch scheduler's time limit and a service manager send SIGTERM, to jobs started in
+    the background too (SIGINT ignored): the run stops as a Ctrl-C stops it, sealed `interrupted`
+    with its best kept and resumable, where the default would leave a ledger saying `running`."""
+    out = tmp_path / "runs"
+    start = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
+                             "--out", str(out), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=start)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        found = list(out.glob("*/steps.jsonl"))
+        if found and found[0].read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    result = json.loads(stdout)
+    assert result["status"] == "interrupted" and result["solution"] is not None and "Traceback" not in stderr
+    run_dir = Path(result["run_dir"])
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    assert audit(run_dir).ok
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir, "--time-limit", "0.5", "--json")
+    assert code in (0, 3), err

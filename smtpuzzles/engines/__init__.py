@@ -71,23 +71,31 @@ def ctrl_c_between_steps():
     stopped by `run_interruptibly`, and the next one ends at once as interrupted. A second Ctrl-C
     raises as usual, so a user can always get out. Outside the main thread it does nothing, and a
     Ctrl-C the user's shell set to be ignored stays ignored.
+
+    SIGTERM, what `kill`, a batch scheduler's time limit or a service manager sends, is taken as a
+    Ctrl-C too, ignored or not by the shell: the run is sealed `interrupted` with its best kept,
+    where the default would end the process with the ledger still saying `running`.
     """
-    user_ignores = signal.getsignal(signal.SIGINT) is signal.SIG_IGN and not _ignored_only_between_jobs
-    if threading.current_thread() is not threading.main_thread() or user_ignores:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    user_ignores = signal.getsignal(signal.SIGINT) is signal.SIG_IGN and not _ignored_only_between_jobs
+    taken = [signal.SIGTERM] if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else []
+    if not user_ignores:
+        taken.append(signal.SIGINT)
 
-    def on_sigint(signum, frame):
+    def on_stop(signum, frame):
         if _ctrl_c.is_set():
             raise KeyboardInterrupt
         _ctrl_c.set()
 
     _ctrl_c.clear()
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    previous = {number: signal.signal(number, on_stop) for number in taken}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         _ctrl_c.clear()
 
 
