@@ -229,6 +229,8 @@ def test_the_position_graph_is_every_reachable_position_and_each_plan_reaches_it
         doors = [tuple(d) for d in random_game(5000 + seed, rooms=2 + seed % 4, doors=5 + seed % 9)]
         game = nonary.from_doors([list(d) for d in doors])
         graph = nonary.explore(game, 10**6)
+        if len(graph.standing) > 60_000:
+            continue  # two maps of 100,000 positions took two thirds of the test's time; 38 remain
         labels = list(graph.labels) + [-1]
         listed = set()
         for i, standing in enumerate(graph.standing):
@@ -318,8 +320,11 @@ def test_groups_that_land_alike_are_one_move_and_the_move_count_is_capped(monkey
     assert len(graph.moves) == len(set(graph.moves))
     # Equal doors in order: the position is how many of each number's three are spent, 4^8 of them.
     assert len(graph.standing) == 4 ** 8 and len(graph.moves) == 4 ** 8 // 4 * 3 * 8
+    # Nobody can escape, by the map alone: the only way out is door 9, in room "x", and no door
+    # leads into room "x" (the brute force takes a minute to agree on this map).
+    assert [d for d in doors if d[2] == -1] == [[9, "x", -1]] and not any(d[2] == "x" for d in doors)
     outcome, _ = runner.solve(nonary, game, json.dumps(doors), out_dir=tmp_path)
-    assert (outcome.status, outcome.value) == ("optimal", 0) == ("optimal", most_escapees(doors))
+    assert (outcome.status, outcome.value) == ("optimal", 0)
     monkeypatch.setitem(nonary.LIMITS, "moves", 1000)
     assert nonary.explore(game, 10**6) is None and "positions" not in nonary.encode(game).notes
 
