@@ -13,6 +13,11 @@ from smtpuzzles.objectives import LexMax
 from smtpuzzles.symmetry import Lemma, closure
 
 from .board import Board, digits_text
+from .guess import first_answer
+
+# CPU seconds the first answer's walk may take per cell of the board (25.6 s on 16x16, which walks
+# in about 10 s; 9x9 in 0.3 s): past the allowance the snake guess is taken.
+GUESS_SECONDS_PER_CELL = 0.1
 
 
 ENCODINGS = ("onehot-sym", "onehot", "posted")
@@ -95,8 +100,13 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
                 tour[cells[i][0]][cells[i][1]] = t
         return {"grid": grid, "tour": tour}
 
+    guessed: list[dict] = []
+
     def guess():
-        solution = snake_solution(board)
+        if not guessed:  # each engine built asks; the walk runs once
+            walked = first_answer(board, starts or quadrant(board), GUESS_SECONDS_PER_CELL * steps)
+            guessed.append(walked or snake_solution(board))
+        solution = guessed[0]
         return [lit(f"d{r}_{c}_{solution['grid'][r][c]}") for r, c in board.cells] + \
             [lit(f"v{solution['tour'][r][c] - 1}_{r}_{c}") for r, c in board.cells]
 
@@ -105,12 +115,19 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         cnf.at_least_one([visit[0, r, c] for r, c in starts])
     return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
                     engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
-                    guess=None if any(any(row) for row in board.clues) else guess)  # the snake starts at (0, 0)
+                    guess=None if any(any(row) for row in board.clues) else guess)
+
+
+def quadrant(board: Board) -> list[tuple[int, int]]:
+    """The cells of the board's top-left quarter, where the symmetry lemma's starts lie: the walk's
+    starts when the encoding has no lemma to say which."""
+    half = (board.size + 1) // 2
+    return [(r, c) for r, c in board.cells if r < half and c < half]
 
 
 def snake_solution(board: Board) -> dict:
-    """A first answer without search, for the engines to try first (16x16 has no first model after
-    15 minutes of Glucose without it): the shifted-rows Sudoku (row r is row 0 moved by
+    """A first answer without search, for when the walk (guess.py) runs out of its time (16x16 has
+    no first model after 15 minutes of Glucose without a guess): the shifted-rows Sudoku (row r is row 0 moved by
     C * (r mod R) + r div R, valid for any R x C boxes), read along the row-by-row snake from the
     corner, its digits renamed so that the first new digit read is the largest, and so on. Only a
     guess: the solver's model is refereed like any other and no UNSAT step rests on it."""

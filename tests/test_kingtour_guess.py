@@ -1,0 +1,93 @@
+"""The King's tour's first answer (puzzles/kingtour/guess.py): a walk that takes, step by step, the
+king move whose cell can hold the largest digit. Checked against the referee, brute force and the
+seed; it is only a guess, so what matters is that it is a valid answer, never better than the
+optimum, and that the solver takes it as its first model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from brute_kingtour import best_overall, sudokus
+from conftest import SEED_CASES
+from smtpuzzles.engines import make_engine
+from smtpuzzles.puzzles import kingtour
+from smtpuzzles.puzzles.kingtour import encodings, guess
+
+BOARDS = [(4, "2x2"), (4, "1x4"), (4, "4x1"), (6, "2x3"), (6, "3x2"), (6, "1x6"), (8, "2x4"), (8, "4x2"),
+          (9, "3x3"), (10, "5x2")]
+
+
+def walk(board, start):
+    sudoku = guess.SudokuSolver(board)
+    try:
+        return guess.walk(board, sudoku, start, time.thread_time() + 60)
+    finally:
+        sudoku.close()
+
+
+def order(board, answer):
+    return sorted(board.cells, key=lambda cell: answer["tour"][cell[0]][cell[1]])
+
+
+@pytest.mark.parametrize("size,box", BOARDS)
+def test_every_walk_is_a_whole_answer_from_its_start(size, box):
+    """From every cell of the board's quarter, the walk reaches every cell (the probe keeps a way
+    through) and the referee accepts it; it starts where it was asked, on the largest digit."""
+    board = kingtour.parse(size, box, None)
+    for start in encodings.quadrant(board):
+        answer = walk(board, start)
+        assert answer is not None, start
+        assert kingtour.referee(board, answer) == [], start
+        assert order(board, answer)[0] == start and kingtour.value(board, answer)[0] == size
+
+
+@pytest.mark.parametrize("box", ["2x2", "1x4"])
+def test_each_digit_is_the_largest_the_sudoku_still_allows(box):
+    """Along the walk's own tour, brute force over every 4x4 Sudoku finds no reading larger than
+    the walk's: each digit the SAT query allowed was the largest some completion has."""
+    board = kingtour.parse(4, box, None)
+    for start in board.cells:
+        answer = walk(board, start)
+        cells = order(board, answer)
+        best = max([grid[r][c] for r, c in cells] for grid in sudokus(4, board.box_rows, board.box_cols))
+        assert kingtour.value(board, answer) == best, start
+
+
+def test_the_first_answer_is_never_better_than_the_optimum():
+    board = kingtour.parse(4, "2x2", None)
+    assert kingtour.value(board, guess.first_answer(board, board.cells, 10)) <= best_overall(4, 2, 2)
+    prefix = [int(d) for d in SEED_CASES["kingtour"]["best_prefix_6x6"]]  # the seed's optimal first digits
+    board = kingtour.parse(6, "2x3", None)
+    found = kingtour.value(board, guess.first_answer(board, encodings.quadrant(board), 10))
+    assert found[:len(prefix)] <= prefix
+
+
+@pytest.mark.parametrize("size,box", [(8, "2x4"), (9, "3x3"), (10, "2x5")])
+def test_the_solver_takes_the_first_answer_as_its_first_model(size, box):
+    """The guess starts where the symmetry lemma lets a tour start, so the engine's guided first
+    check is answered at once with the walk's very number, far above the snake guess's."""
+    board = kingtour.parse(size, box, None)
+    encoding = kingtour.encode(board)
+    engine = make_engine("sat", encoding.formula)
+    engine.guide(encoding.guess)
+    answer = engine.check([], None)
+    assert answer.status == "sat" and answer.stats.get("guided") == 1
+    solution = encoding.decode(answer.model)
+    assert kingtour.referee(board, solution) == []
+    starts = sorted({min([x] + [m[x] for m in encodings.board_symmetries(board)]) for x in board.cells})
+    walked = guess.first_answer(board, starts, 60)
+    assert kingtour.value(board, solution) == kingtour.value(board, walked)
+    assert kingtour.value(board, walked) > kingtour.value(board, kingtour.snake_solution(board))
+
+
+def test_a_walk_out_of_time_leaves_the_snake_guess(monkeypatch):
+    monkeypatch.setattr(encodings, "GUESS_SECONDS_PER_CELL", 0.0)
+    board = kingtour.parse(8, "2x4", None)
+    encoding = kingtour.encode(board)
+    engine = make_engine("sat", encoding.formula)
+    engine.guide(encoding.guess)
+    answer = engine.check([], None)
+    assert answer.stats.get("guided") == 1
+    assert kingtour.value(board, encoding.decode(answer.model)) == kingtour.value(board, kingtour.snake_solution(board))
