@@ -156,6 +156,10 @@ class Recorder:
             step.update(solution=solution, value=value)
             if answer.get("model") is not None:
                 self.engine.hint(answer["model"])
+            if self.encoding.polish is not None:
+                better = self.encoding.polish(solution)
+                if better is not None:
+                    self.engine.guide(lambda: better)
         elif answer["status"] == "unsat":
             if answer.get("core") is not None:
                 step["core"] = answer["core"]

@@ -5,7 +5,9 @@ optimum, and that the solver takes it as its first model."""
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +93,55 @@ def test_a_walk_out_of_time_leaves_the_snake_guess(monkeypatch):
     answer = engine.check([], None)
     assert answer.stats.get("guided") == 1
     assert kingtour.value(board, encoding.decode(answer.model)) == kingtour.value(board, kingtour.snake_solution(board))
+
+
+def terms_solution(board, terms):
+    """The answer a polish's guide terms spell out (d{r}_{c}_{k} and v{t}_{r}_{c} literals)."""
+    n = board.size
+    grid, tour = [[0] * n for _ in range(n)], [[0] * n for _ in range(n)]
+    for _, name, positive in terms:
+        assert positive
+        numbers = [int(x) for x in name[1:].split("_")]
+        if name[0] == "d":
+            grid[numbers[0]][numbers[1]] = numbers[2]
+        else:
+            tour[numbers[1]][numbers[2]] = numbers[0] + 1
+    return {"grid": grid, "tour": tour}
+
+
+@pytest.mark.parametrize("box", ["2x2", "1x4"])
+def test_the_best_grid_along_a_tour_is_the_brute_forces(box):
+    board = kingtour.parse(4, box, None)
+    snake = kingtour.snake_solution(board)
+    sudoku = guess.SudokuSolver(board)
+    grid = sudoku.best_along(snake["tour"])
+    sudoku.close()
+    cells = order(board, snake)
+    assert [grid[r][c] for r, c in cells] == max([g[r][c] for r, c in cells]
+                                                 for g in sudokus(4, board.box_rows, board.box_cols))
+
+
+def test_a_model_is_polished_along_its_own_tour_or_left_alone():
+    """The polish keeps the model's tour and takes the best Sudoku along it; it says nothing (None)
+    when the model already has that Sudoku, so the engine is not steered for nothing."""
+    board = kingtour.parse(8, "2x4", None)
+    encoding = kingtour.encode(board)
+    snake = kingtour.snake_solution(board)
+    worse = {"grid": [row[::-1] for row in snake["grid"]], "tour": snake["tour"]}  # still a Sudoku
+    assert kingtour.referee(board, worse) == []
+    better = terms_solution(board, encoding.polish(worse))
+    assert kingtour.referee(board, better) == [] and better["tour"] == worse["tour"]
+    assert kingtour.value(board, better) > kingtour.value(board, worse)
+    assert encoding.polish(better) is None
+
+
+def test_a_run_takes_the_polished_answers_as_guided_steps(cli):
+    """After a model, the next checks are tried under its polished answer first: some SAT steps
+    besides the first are answered guided, every solution still refereed, the optimum unchanged."""
+    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3")
+    assert result["status"] == "optimal"
+    steps = [json.loads(line) for line in (Path(result["run_dir"]) / "steps.jsonl").read_text().splitlines()]
+    guided = [s for s in steps[1:] if s["result"] == "sat" and s.get("stats", {}).get("guided")]
+    assert guided
+    prefix = SEED_CASES["kingtour"]["best_prefix_6x6"]
+    assert result["value"].startswith(prefix)  # the seed's optimal first digits

@@ -74,6 +74,22 @@ class SudokuSolver:
             for b in lits[i + 1:]:
                 self.solver.add_clause([-a, -b])
 
+    def best_along(self, tour: list[list[int]]) -> list[list[int]]:
+        """The grid whose digits, read along `tour`, form the largest number: each cell in turn
+        takes the largest digit some completion allows. A completion found for one cell is a floor
+        for every later one, so most cells need no query."""
+        n = self.board.size
+        fixed: list[int] = []
+        grid = self.grid(fixed)
+        for r, c in sorted(self.board.cells, key=lambda cell: tour[cell[0]][cell[1]]):
+            for k in range(n, grid[r][c], -1):
+                found = self.grid(fixed + [self.var(r, c, k)])
+                if found is not None:
+                    grid = found
+                    break
+            fixed.append(self.var(r, c, grid[r][c]))
+        return grid
+
     def grid(self, assumptions: list[int]) -> list[list[int]] | None:
         """A completed grid under `assumptions`, or None if there is none."""
         if not self.solver.solve(assumptions=assumptions):
