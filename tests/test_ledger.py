@@ -212,18 +212,23 @@ def test_exported_queries_are_portable(cli):
     assert solve_text(query, "z3") == "unsat"
 
 
+def wait_for_steps(out: Path, count: int) -> None:
+    """Until the run under `out` has recorded `count` steps (at most a minute)."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        found = list(out.glob("*/steps.jsonl"))
+        if found and found[0].read_bytes().count(b"\n") >= count:
+            return
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize("engine", ["sat", "z3"])
 def test_ctrl_c_stops_cleanly_with_a_resumable_ledger(tmp_path, cli, engine):
     out = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
                              "--engine", engine, "--out", str(out), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        found = list(out.glob("*/steps.jsonl"))
-        if found and found[0].read_bytes().count(b"\n") >= 3:
-            break
-        time.sleep(0.01)
+    wait_for_steps(out, 3)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -270,12 +275,7 @@ def test_sigterm_seals_the_run_as_interrupted_even_in_the_background(tmp_path, c
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "8", "--box", "2x4",
                              "--out", str(out), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=start)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        found = list(out.glob("*/steps.jsonl"))
-        if found and found[0].read_bytes().count(b"\n") >= 3:
-            break
-        time.sleep(0.01)
+    wait_for_steps(out, 3)
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
