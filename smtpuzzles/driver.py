@@ -154,10 +154,9 @@ class Recorder:
                 raise RefereeRejected("the solver's model breaks the rules: " + "; ".join(problems[:3]))
             value = self.evaluate(solution)
             step.update(solution=solution, value=value)
-            if answer.get("model") is not None:
+            if answer.get("model") is not None:  # this engine's own answer, not a cluster worker's
                 self.engine.hint(answer["model"])
-            if self.encoding.polish is not None:
-                better = self.encoding.polish(solution)
+                better = self.encoding.polish(solution) if self.encoding.polish is not None else None
                 if better is not None:
                     self.engine.guide(lambda: better)
         elif answer["status"] == "unsat":

@@ -78,17 +78,22 @@ class SudokuSolver:
         """The grid whose digits, read along `tour`, form the largest number: each cell in turn
         takes the largest digit some completion allows. A completion found for one cell is a floor
         for every later one, so most cells need no query."""
-        n = self.board.size
         fixed: list[int] = []
         grid = self.grid(fixed)
         for r, c in sorted(self.board.cells, key=lambda cell: tour[cell[0]][cell[1]]):
-            for k in range(n, grid[r][c], -1):
-                found = self.grid(fixed + [self.var(r, c, k)])
-                if found is not None:
-                    grid = found
-                    break
+            _, grid = self.largest(fixed, (r, c), grid)
             fixed.append(self.var(r, c, grid[r][c]))
         return grid
+
+    def largest(self, fixed: list[int], cell: tuple[int, int], grid) -> tuple[int, list[list[int]]]:
+        """The largest digit `cell` can hold under `fixed`, with a completed grid that has it;
+        `grid`, a completion under `fixed`, is the floor, so no digit below its own is asked."""
+        r, c = cell
+        for k in range(self.board.size, grid[r][c], -1):
+            found = self.grid(fixed + [self.var(r, c, k)])
+            if found is not None:
+                return k, found
+        return grid[r][c], grid
 
     def grid(self, assumptions: list[int]) -> list[list[int]] | None:
         """A completed grid under `assumptions`, or None if there is none."""
@@ -124,13 +129,7 @@ def walk(board: Board, sudoku: SudokuSolver, start: tuple[int, int], deadline: f
         offers = []
         for q in around[path[-1]]:
             if free[q]:
-                r, c = cells[q]
-                k, completed = grid[r][c], grid
-                for d in range(n, grid[r][c], -1):
-                    found = sudoku.grid(fixed + [sudoku.var(r, c, d)])
-                    if found is not None:
-                        k, completed = d, found
-                        break
+                k, completed = sudoku.largest(fixed, cells[q], grid)
                 offers.append((k, -ways[q], q, completed))
         offers.sort(key=lambda o: o[:3], reverse=True)
         for k, _, q, completed in offers:
