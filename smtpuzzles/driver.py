@@ -52,6 +52,7 @@ class Recorder:
         self.checks = 0
         self.guided = False  # whether the last check was answered under the encoding's guess
         self.second_guessed = False  # whether the encoding's second guess has been asked for
+        self._replayed_answer: tuple[dict, dict] | None = None  # the last recorded model and its claim
         # Every check split into these cubes (lists of variable names), run by `cube_runner`
         # (smtpuzzles.cubes: one by one on this engine, or on Dask workers).
         self.cubes = cubes
@@ -64,6 +65,12 @@ class Recorder:
             self._engine = self._engine_factory()
             if self.encoding.guess is not None:
                 self._engine.guide(self.encoding.guess)
+            # A resumed run goes on from its best model, polished, not from the first guess: on a
+            # long run the first guess is far behind the proved prefix.
+            if self._replayed_answer is not None and self.encoding.polish is not None:
+                better = self.encoding.polish(*self._replayed_answer)
+                if better is not None:
+                    self._engine.guide(lambda: better)
         return self._engine
 
     def words(self, claim: dict) -> str:
@@ -156,7 +163,7 @@ class Recorder:
             step.update(solution=solution, value=value)
             if answer.get("model") is not None:  # this engine's own answer, not a cluster worker's
                 self.engine.hint(answer["model"])
-                better = self.encoding.polish(solution) if self.encoding.polish is not None else None
+                better = self.encoding.polish(solution, claim) if self.encoding.polish is not None else None
                 if better is not None:
                     self.engine.guide(lambda: better)
         elif answer["status"] == "unsat":
@@ -222,6 +229,8 @@ class Recorder:
         step = self.replay.pop(0)
         if step["claim"] != claim or step["assumptions"] != texts:
             raise ResumeMismatch(f"step {step['index']} asked {self.words(step['claim'])!r}, now {self.words(claim)!r}")
+        if step["result"] == "sat" and isinstance(step.get("solution"), dict):
+            self._replayed_answer = (step["solution"], claim)
         self.on_step(step)
         return step
 

@@ -35,11 +35,12 @@ class Encoding:
     # place of `guess`. It is given the seconds the check has left (None: no limit) and must end
     # within them; None from it means it found nothing better. It steers like `guess`, no more.
     second_guess: Callable[[float | None], list[Term] | None] | None = None
-    # A quick improvement on the solver's model (its solution in, guide terms out, None where it
-    # finds nothing better), which the driver hands the engine as its guess for the next checks:
-    # the next SAT answer then comes by propagation where the improvement already answers it.
-    # It steers like `guess`, no more.
-    polish: Callable[[dict], list[Term] | None] | None = None
+    # A quick improvement on the solver's model (its solution and the claim it answered in, guide
+    # terms out, None where it finds nothing better), which the driver hands the engine as its guess
+    # for the next checks: the next SAT answer then comes by propagation where the improvement
+    # already answers it. The claim says where the search stands (a lex claim's `pos`: the
+    # positions up to it are settled). It steers like `guess`, no more.
+    polish: Callable[[dict, dict], list[Term] | None] | None = None
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
     lemma: Any = None

@@ -814,6 +814,42 @@ def test_guided_answers_are_remembered_and_replayed():
     assert third.guided is False and third.checks == 2
 
 
+def test_a_resumed_run_is_steered_by_its_last_model_polished():
+    """On resume the engine's guide is the polish of the last recorded model, with the claim it
+    answered; a run that recorded no model, or a polish that finds nothing, leaves the guess."""
+    class Steered(Scripted):
+        def __init__(self, script):
+            super().__init__(script)
+            self.guides = []
+
+        def guide(self, guess):
+            self.guides.append(list(guess()))
+
+    polished = []
+
+    def polish(solution, claim):
+        polished.append((solution, claim))
+        return [lit("better")] if solution["v"] == 2 else None
+
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, climb(descend=True, upper=4), lambda model: dict(model),
+                        guess=lambda: [lit("first")], polish=polish)
+    steps = []
+    first = drv.Recorder(encoding, lambda: Scripted([sat(2), ("unknown", None)]), lambda s: s["v"], lambda s: [],
+                         lambda s: steps.append(dict(s, index=len(steps))) or steps[-1])
+    assert drv.run_objective(first).status == "unknown"
+    polished.clear()
+    engine = Steered([("unsat", None), ("unsat", None)])
+    again = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s,
+                         replay=[s for s in steps if s["result"] == "sat"])
+    assert drv.run_objective(again).status == "optimal"
+    assert polished == [(steps[0]["solution"], steps[0]["claim"])]
+    assert engine.guides == [[lit("first")], [lit("better")]]
+    fresh = Steered([sat(1), ("unsat", None), ("unsat", None), ("unsat", None)])
+    drv.run_objective(drv.Recorder(encoding, lambda: fresh, lambda s: s["v"], lambda s: [], lambda s: s))
+    assert fresh.guides[0] == [lit("first")] and [lit("better")] not in fresh.guides
+
+
 def test_step_seconds_and_problem_list():
     _, steps, _ = run_scripted(climb(), [sat(1), ("unsat", None)])
     assert all(isinstance(s["seconds"], float) and 0 <= s["seconds"] < 1 for s in steps)

@@ -123,16 +123,64 @@ def test_the_best_grid_along_a_tour_is_the_brute_forces(box):
 
 def test_a_model_is_polished_along_its_own_tour_or_left_alone():
     """The polish keeps the model's tour and takes the best Sudoku along it; it says nothing (None)
-    when the model already has that Sudoku, so the engine is not steered for nothing."""
+    when the model already has that Sudoku, so the engine is not steered for nothing. (A claim at
+    the last position but one leaves no step after it to raise.)"""
     board = kingtour.parse(8, "2x4", None)
     encoding = kingtour.encode(board)
+    last = {"op": "exceed", "pos": 62}
     snake = kingtour.snake_solution(board)
     worse = {"grid": [row[::-1] for row in snake["grid"]], "tour": snake["tour"]}  # still a Sudoku
     assert kingtour.referee(board, worse) == []
-    better = terms_solution(board, encoding.polish(worse))
+    better = terms_solution(board, encoding.polish(worse, last))
     assert kingtour.referee(board, better) == [] and better["tour"] == worse["tour"]
     assert kingtour.value(board, better) > kingtour.value(board, worse)
-    assert encoding.polish(better) is None
+    assert encoding.polish(better, last) is None
+
+
+@pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3"), (6, "1x6"), (8, "2x4"), (9, "3x3")])
+def test_an_improved_answer_keeps_the_digits_before_the_focus_and_is_larger(size, box):
+    """improve() raises a digit at the focus or after it: a whole answer the referee accepts,
+    reading the same digits before the focus and a larger number, never above the optimum."""
+    board = kingtour.parse(size, box, None)
+    snake = kingtour.snake_solution(board)
+    sudoku = guess.SudokuSolver(board)
+    try:
+        for focus in (1, size, 2 * size):
+            raised = guess.improve(board, sudoku, snake, focus, time.thread_time() + 60)
+            assert raised is not None, focus
+            assert kingtour.referee(board, raised) == [], focus
+            before, after = kingtour.value(board, snake), kingtour.value(board, raised)
+            assert after > before and after[:focus] == before[:focus], focus
+            if size == 4:
+                assert after <= best_overall(4, 2, 2)
+    finally:
+        sudoku.close()
+
+
+def test_improve_leaves_an_optimal_answer_alone():
+    """An answer whose number brute force finds optimal has nothing to raise, from any focus."""
+    import smtpuzzles
+
+    board = kingtour.parse(4, "2x2", None)
+    best = smtpuzzles.solve("kingtour", {"size": 4, "box": "2x2"}).solution
+    assert kingtour.value(board, best) == best_overall(4, 2, 2)
+    sudoku = guess.SudokuSolver(board)
+    try:
+        assert all(guess.improve(board, sudoku, best, f, time.thread_time() + 60) is None for f in range(16))
+    finally:
+        sudoku.close()
+
+
+def test_improve_stops_at_its_deadline():
+    """Past its deadline improve() answers None at once: the polish never holds up a proof."""
+    board = kingtour.parse(9, "3x3", None)
+    sudoku = guess.SudokuSolver(board)
+    try:
+        started = time.thread_time()
+        assert guess.improve(board, sudoku, kingtour.snake_solution(board), 1, started) is None
+        assert time.thread_time() - started < 0.5
+    finally:
+        sudoku.close()
 
 
 def test_a_run_takes_the_polished_answers_as_guided_steps(cli):

@@ -4,6 +4,7 @@ posted answer's integer formulation.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from smtpuzzles.errors import InputError
@@ -13,11 +14,15 @@ from smtpuzzles.objectives import LexMax
 from smtpuzzles.symmetry import Lemma, closure
 
 from .board import Board, digits_text, value
-from .guess import SudokuSolver, first_answer
+from .guess import SudokuSolver, first_answer, improve
 
 # CPU seconds the first answer's walk may take per cell of the board (25.6 s on 16x16, which walks
 # in about 10 s; 9x9 in 0.3 s): past the allowance the snake guess is taken.
 GUESS_SECONDS_PER_CELL = 0.1
+# CPU seconds the polish of a 9x9 model may take (most end sooner), growing with the cube of the
+# cells: a larger board's Sudoku queries cost more, and its SAT answers far more (14x14: 2.3 s,
+# against SAT answers of minutes).
+POLISH_SECONDS_9X9 = 0.16
 
 
 ENCODINGS = ("onehot-sym", "onehot", "posted")
@@ -114,13 +119,19 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
 
     sudoku: list[SudokuSolver] = []
 
-    def polish(solution: dict):
-        """The model's own tour with the best Sudoku along it: a 9x9 solve then takes 34 SAT
-        answers instead of 40, 7 of them by propagation (encodings/kingtour.md)."""
+    def polish(solution: dict, claim: dict):
+        """The model's own tour with the best Sudoku along it, then larger digits sought at the
+        positions after the claim's (guess.improve): a 9x9 solve then asks the solver 9 SAT
+        questions where it asked 34 (encodings/kingtour.md)."""
         if not sudoku:
             sudoku.append(SudokuSolver(board))
         better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}
-        return literals(better) if value(board, better) > value(board, solution) else None
+        if value(board, better) <= value(board, solution):
+            better = solution
+        focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
+        walked = improve(board, sudoku[0], better, focus, time.thread_time() + POLISH_SECONDS_9X9 * (steps / 81) ** 4)
+        better = walked or better
+        return literals(better) if better is not solution else None
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
     if starts is not None:

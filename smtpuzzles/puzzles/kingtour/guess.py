@@ -15,6 +15,7 @@ step rests on it.
 from __future__ import annotations
 
 import time
+from typing import Iterable, Iterator
 
 from pysat.solvers import Solver
 
@@ -99,11 +100,105 @@ class SudokuSolver:
         """A completed grid under `assumptions`, or None if there is none."""
         if not self.solver.solve(assumptions=assumptions):
             return None
-        n, true = self.board.size, {v for v in self.solver.get_model() if v > 0}
-        return [[next(k for k in range(1, n + 1) if self.var(r, c, k) in true) for c in range(n)] for r in range(n)]
+        n = self.board.size
+        # One digit a cell, its variables in a row: the model's true variables, in order, are the
+        # grid read row by row.
+        digits = [(v - 1) % n + 1 for v in self.solver.get_model() if v > 0]
+        return [digits[r * n:(r + 1) * n] for r in range(n)]
 
     def close(self) -> None:
         self.solver.delete()
+
+
+class _Path:
+    """A tour being walked: the cells taken in order, the digit fixed on each, and what is left
+    (free cells, and how many free neighbours each cell has, for Warnsdorff's rule)."""
+
+    def __init__(self, board: Board, sudoku: SudokuSolver):
+        self.board, self.sudoku, self.cells = board, sudoku, board.cells
+        self.ids = {cell: i for i, cell in enumerate(self.cells)}
+        self.around = [[self.ids[x] for x in board.neighbours(*cell)] for cell in self.cells]
+        self.free = bytearray([1] * len(self.cells))
+        self.ways = [len(a) for a in self.around]
+        self.path: list[int] = []
+        self.fixed: list[int] = []  # the digits along the path, as the Sudoku solver's literals
+
+    def take(self, q: int, k: int) -> None:
+        _take(self.around, self.free, self.ways, q)
+        self.path.append(q)
+        self.fixed.append(self.sudoku.var(*self.cells[q], k))
+
+    def probe(self, q: int) -> list[int] | None:
+        return _probe(self.around, self.free, self.ways, q)
+
+    def probe_after(self, q: int) -> list[int] | None:
+        """The probe's way through the free cells if the path went on to `q`, the path unchanged."""
+        _take(self.around, self.free, self.ways, q)
+        try:
+            return [] if len(self.path) + 1 == len(self.cells) else self.probe(q)
+        finally:
+            _untake(self.around, self.free, self.ways, q)
+
+    def back_to(self, length: int) -> None:
+        """Undo the path's steps past its first `length` cells."""
+        while len(self.path) > length:
+            _untake(self.around, self.free, self.ways, self.path.pop())
+            self.fixed.pop()
+
+    def offers(self, grid, above: int = 0) -> Iterator[tuple]:
+        """The king moves from the path's end, each with the largest digit its cell can hold (more
+        than `above`) and a completed grid that has it, best first: larger digit, then fewer ways
+        on, then the higher cell number. Made as they are read: a walk mostly takes the first, so
+        the digits below the best are seldom asked. `grid`, a completion under the path's digits,
+        answers for each cell's own digit."""
+        waiting = [q for q in self.around[self.path[-1]] if self.free[q]]
+        for k in range(self.board.size, above, -1):
+            group = []
+            for q in waiting:
+                r, c = self.cells[q]
+                if grid[r][c] == k:
+                    group.append((k, -self.ways[q], q, grid))
+                elif grid[r][c] < k:
+                    completed = self.sudoku.grid(self.fixed + [self.sudoku.var(r, c, k)])
+                    if completed is not None:
+                        group.append((k, -self.ways[q], q, completed))
+            if group:
+                taken = {o[2] for o in group}
+                waiting = [q for q in waiting if q not in taken]
+                yield from sorted(group, key=lambda o: o[:3], reverse=True)
+            if not waiting:
+                return
+
+    def go(self, offers: Iterable[tuple], through: list[int] | None, deadline: float,
+           steps: int | None = None) -> dict | None:
+        """Walk on from the path's end, first among `offers`, then by the largest digit each step,
+        keeping a probe's way through the rest: the whole answer, or the first `steps` cells then
+        the probe's path; None past the deadline or where no offer keeps a way through."""
+        n, cells, grid = self.board.size, self.cells, None
+        while True:
+            for k, _, q, completed in offers:
+                _take(self.around, self.free, self.ways, q)
+                if len(self.path) + 1 == len(cells):
+                    rest = []
+                else:
+                    rest = through[1:] if through and through[0] == q else self.probe(q)
+                if rest is not None:
+                    break
+                _untake(self.around, self.free, self.ways, q)
+            else:
+                return None
+            self.path.append(q)
+            self.fixed.append(self.sudoku.var(*cells[q], k))
+            grid, through = completed, rest
+            if len(self.path) >= min(steps or len(cells), len(cells)):
+                break
+            if time.thread_time() >= deadline:
+                return None
+            offers = self.offers(grid)
+        tour = [[0] * n for _ in range(n)]
+        for t, i in enumerate(self.path + through, 1):
+            tour[cells[i][0]][cells[i][1]] = t
+        return {"grid": grid, "tour": tour}
 
 
 def walk(board: Board, sudoku: SudokuSolver, start: tuple[int, int], deadline: float,
@@ -111,43 +206,104 @@ def walk(board: Board, sudoku: SudokuSolver, start: tuple[int, int], deadline: f
     """The walk from `start` (a cell that can hold the largest digit), whole or its first `steps`
     cells (the rest of the answer then the probe's path on a completed grid); None past the
     deadline or if `start` cannot hold the largest digit."""
-    n, cells = board.size, board.cells
-    ids = {cell: i for i, cell in enumerate(cells)}
-    around = [[ids[x] for x in board.neighbours(*cell)] for cell in cells]
-    free = bytearray([1] * (n * n))
-    ways = [len(a) for a in around]
-    first = ids[start]
-    path, fixed = [first], [sudoku.var(*start, n)]
-    _take(around, free, ways, first)
-    grid = sudoku.grid(fixed)
-    through = _probe(around, free, ways, first)
+    n = board.size
+    walking = _Path(board, sudoku)
+    first = walking.ids[start]
+    grid = sudoku.grid([sudoku.var(*start, n)])
+    _take(walking.around, walking.free, walking.ways, first)
+    through = walking.probe(first)
+    _untake(walking.around, walking.free, walking.ways, first)
     if grid is None or through is None:
         return None
-    while len(path) < min(steps or len(cells), len(cells)):
-        if time.thread_time() >= deadline:
-            return None
-        offers = []
-        for q in around[path[-1]]:
-            if free[q]:
-                k, completed = sudoku.largest(fixed, cells[q], grid)
-                offers.append((k, -ways[q], q, completed))
-        offers.sort(key=lambda o: o[:3], reverse=True)
-        for k, _, q, completed in offers:
-            _take(around, free, ways, q)
-            if len(path) + 1 == len(cells):
-                rest = []
-            else:
-                rest = through[1:] if through and through[0] == q else _probe(around, free, ways, q)
-            if rest is not None:
+    return walking.go([(n, 0, first, grid)], [first] + through, deadline, steps)
+
+
+def improve(board: Board, sudoku: SudokuSolver, answer: dict, focus: int, deadline: float) -> dict | None:
+    """A larger answer than `answer`, or None. From step `focus` on, each step that does not read
+    the largest digit is tried in turn (at most `AHEAD` of them): the answer's digits before it are
+    kept, the cells of its last `BACK` steps (more on large boards) may change for others reading the same digits (a small
+    depth-first search), and the step takes a cell with a larger digit and a probe's way through the
+    rest; the walk then goes on by the largest digit, and the next steps are tried on the raised
+    answer. Each SAT answer of a proof is improved this way into the next checks' guess, so that the
+    next positions' questions come by propagation where the solver would have searched."""
+    improved, tried = None, 0
+    for step in range(max(focus, 1), len(board.cells) - 1):
+        if tried >= AHEAD or time.thread_time() >= deadline:
+            break
+        current = improved or answer
+        r, c = _cell_at(current, step)
+        if current["grid"][r][c] == board.size:
+            continue  # no larger digit to take
+        depths = (BACK,) if tried or len(board.cells) < DEEPEN_FROM_CELLS else DEEPER
+        tried += 1
+        for back in depths:  # each depth asks for more than the last one reached
+            improved = _raise_step(board, sudoku, improved or answer, step, back, deadline) or improved
+            if back >= step or time.thread_time() >= deadline:
                 break
-            _untake(around, free, ways, q)
-        path.append(q)  # some offer passed: the last probe's next cell is one of them
-        fixed.append(sudoku.var(*cells[q], k))
-        grid, through = completed, rest
-    tour = [[0] * n for _ in range(n)]
-    for t, i in enumerate(path + through, 1):
-        tour[cells[i][0]][cells[i][1]] = t
-    return {"grid": grid, "tour": tour}
+    return improved
+
+
+# Steps before a raised step whose cells may change, and steps tried per answer: on 9x9, 3 and 6
+# beat 3 and 4, 2 and 8, and 4 and 6 in paired runs; deeper searches cost more than the SAT answers
+# they spare (encodings/kingtour.md). From 12x12 on, where a SAT answer takes minutes, the first
+# step tried goes deeper while nothing is found, up to the whole path but its first cell: on the
+# 14x14 record run, 26 steps back raised the digit the solver had sought for an hour, in 1.3 s.
+BACK, AHEAD = 3, 6
+DEEPEN_FROM_CELLS = 144
+DEEPER = (BACK, 12, 10 ** 6)
+
+
+def _cell_at(answer: dict, step: int) -> tuple[int, int]:
+    return next((r, c) for r, row in enumerate(answer["tour"]) for c, t in enumerate(row) if t == step + 1)
+
+
+def _raise_step(board: Board, sudoku: SudokuSolver, answer: dict, step: int, back: int,
+                deadline: float) -> dict | None:
+    """`answer` with the digit read at `step` raised (the digits before it kept, and the cells
+    before its last `back` steps), or None."""
+    grid = answer["grid"]
+    order = sorted(board.cells, key=lambda cell: answer["tour"][cell[0]][cell[1]])
+    digits = [grid[r][c] for r, c in order]
+    if digits[step] == board.size:
+        return None
+    walking = _Path(board, sudoku)
+    keep = max(1, step - back)
+    for r, c in order[:keep]:
+        walking.take(walking.ids[r, c], grid[r][c])
+    best: list = []  # (digit, the route's cells, the offer): the largest digit reached at `step`
+
+    def route(grid) -> bool:
+        """Every way of reading digits[len(path):step] from the path's end; True to stop (out of
+        time, or the largest digit reached)."""
+        t = len(walking.path)
+        if time.thread_time() >= deadline:
+            return True
+        if t == step:
+            for offer in walking.offers(grid, above=max(digits[step], best[0] if best else 0)):
+                if walking.probe_after(offer[2]) is not None:
+                    best[:] = [offer[0], list(walking.path), offer]
+                    return offer[0] == board.size
+            return False
+        for q in walking.around[walking.path[-1]]:
+            if not walking.free[q]:
+                continue
+            completed = sudoku.grid(walking.fixed + [sudoku.var(*board.cells[q], digits[t])])
+            if completed is None:
+                continue
+            walking.take(q, digits[t])
+            stop = route(completed)
+            walking.back_to(t)
+            if stop:
+                return True
+        return False
+
+    route(grid)
+    if not best:
+        return None
+    _, path, offer = best
+    for q in path[len(walking.path):]:
+        walking.take(q, digits[len(walking.path)])
+    return walking.go([offer], None, deadline)
 
 
 def _take(around, free, ways, q: int) -> None:
