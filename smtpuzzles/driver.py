@@ -63,15 +63,21 @@ class Recorder:
     def engine(self):
         if self._engine is None:  # built lazily: a fully replayed run never loads a solver
             self._engine = self._engine_factory()
-            if self.encoding.guess is not None:
+            # A resumed run goes on from its best model, polished, rather than from the first guess:
+            # on a long run the first guess is far behind the proved prefix.
+            better = self._polished(*self._replayed_answer) if self._replayed_answer is not None else None
+            if better is not None:
+                self._engine.guide(lambda: better)
+            elif self.encoding.guess is not None:
                 self._engine.guide(self.encoding.guess)
-            # A resumed run goes on from its best model, polished, not from the first guess: on a
-            # long run the first guess is far behind the proved prefix.
-            if self._replayed_answer is not None and self.encoding.polish is not None:
-                better = self.encoding.polish(*self._replayed_answer)
-                if better is not None:
-                    self._engine.guide(lambda: better)
         return self._engine
+
+    def _polished(self, solution: dict, claim: dict):
+        """The encoding's polish of a model, or None (no polish, or an engine told not to be
+        guided: it would ignore the result, and a polish may take seconds on a large board)."""
+        if self.encoding.polish is None or not getattr(self._engine, "params", {}).get("guide", True):
+            return None
+        return self.encoding.polish(solution, claim)
 
     def words(self, claim: dict) -> str:
         return describe(claim, self.encoding.objective)
@@ -163,7 +169,7 @@ class Recorder:
             step.update(solution=solution, value=value)
             if answer.get("model") is not None:  # this engine's own answer, not a cluster worker's
                 self.engine.hint(answer["model"])
-                better = self.encoding.polish(solution, claim) if self.encoding.polish is not None else None
+                better = self._polished(solution, claim)
                 if better is not None:
                     self.engine.guide(lambda: better)
         elif answer["status"] == "unsat":
@@ -189,6 +195,8 @@ class Recorder:
                                      f"not one of today's cubes for {self.words(claim)!r}")
             self.on_step(step)
             if step["result"] == "sat":
+                if isinstance(step.get("solution"), dict):
+                    self._replayed_answer = (step["solution"], step["claim"])
                 return "sat", step.get("solution"), step.get("value")
             refuted[number] = step["index"]
         listed = [refuted[i] for i in sorted(refuted)]

@@ -844,10 +844,16 @@ def test_a_resumed_run_is_steered_by_its_last_model_polished():
                          replay=[s for s in steps if s["result"] == "sat"])
     assert drv.run_objective(again).status == "optimal"
     assert polished == [(steps[0]["solution"], steps[0]["claim"])]
-    assert engine.guides == [[lit("first")], [lit("better")]]
+    assert engine.guides == [[lit("better")]]  # the first guess is not even made
     fresh = Steered([sat(1), ("unsat", None), ("unsat", None), ("unsat", None)])
     drv.run_objective(drv.Recorder(encoding, lambda: fresh, lambda s: s["v"], lambda s: [], lambda s: s))
     assert fresh.guides[0] == [lit("first")] and [lit("better")] not in fresh.guides
+    polished.clear()  # an engine told not to be guided (--no-guide) is not polished for
+    unguided = Steered([("unsat", None), ("unsat", None)])
+    unguided.params = {"guide": False}
+    drv.run_objective(drv.Recorder(encoding, lambda: unguided, lambda s: s["v"], lambda s: [], lambda s: s,
+                                   replay=[s for s in steps if s["result"] == "sat"]))
+    assert polished == [] and unguided.guides == [[lit("first")]]
 
 
 def test_step_seconds_and_problem_list():

@@ -19,9 +19,9 @@ from .guess import SudokuSolver, first_answer, improve
 # CPU seconds the first answer's walk may take per cell of the board (25.6 s on 16x16, which walks
 # in about 10 s; 9x9 in 0.3 s): past the allowance the snake guess is taken.
 GUESS_SECONDS_PER_CELL = 0.1
-# CPU seconds the polish of a 9x9 model may take (most end sooner), growing with the cube of the
-# cells: a larger board's Sudoku queries cost more, and its SAT answers far more (14x14: 2.3 s,
-# against SAT answers of minutes).
+# CPU seconds the polish of a 9x9 model may take (most end sooner), growing with the fourth power
+# of the cells: a larger board's Sudoku queries cost more, and its SAT answers far more (14x14:
+# 5.5 s, against SAT answers of minutes; 16x16: 16 s).
 POLISH_SECONDS_9X9 = 0.16
 
 
@@ -122,7 +122,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
     def polish(solution: dict, claim: dict):
         """The model's own tour with the best Sudoku along it, then larger digits sought at the
         positions after the claim's (guess.improve): a 9x9 solve then asks the solver 9 SAT
-        questions where it asked 34 (encodings/kingtour.md)."""
+        questions where it asked 27, 10 more answered by the guide (encodings/kingtour.md)."""
         if not sudoku:
             sudoku.append(SudokuSolver(board))
         better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}

@@ -170,10 +170,11 @@ class _Path:
                 return
 
     def go(self, offers: Iterable[tuple], through: list[int] | None, deadline: float,
-           steps: int | None = None) -> dict | None:
+           steps: int | None = None, whole_at_deadline: bool = False) -> dict | None:
         """Walk on from the path's end, first among `offers`, then by the largest digit each step,
         keeping a probe's way through the rest: the whole answer, or the first `steps` cells then
-        the probe's path; None past the deadline or where no offer keeps a way through."""
+        the probe's path; None where no offer keeps a way through, and past the deadline (unless
+        `whole_at_deadline`: then the path so far and the probe's way through the rest)."""
         n, cells, grid = self.board.size, self.cells, None
         while True:
             for k, _, q, completed in offers:
@@ -193,6 +194,8 @@ class _Path:
             if len(self.path) >= min(steps or len(cells), len(cells)):
                 break
             if time.thread_time() >= deadline:
+                if whole_at_deadline:
+                    break
                 return None
             offers = self.offers(grid)
         tour = [[0] * n for _ in range(n)]
@@ -303,7 +306,7 @@ def _raise_step(board: Board, sudoku: SudokuSolver, answer: dict, step: int, bac
     _, path, offer = best
     for q in path[len(walking.path):]:
         walking.take(q, digits[len(walking.path)])
-    return walking.go([offer], None, deadline)
+    return walking.go([offer], None, deadline, whole_at_deadline=True)  # a raise found is kept
 
 
 def _take(around, free, ways, q: int) -> None:
