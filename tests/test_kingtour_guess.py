@@ -134,7 +134,8 @@ def test_a_model_is_polished_along_its_own_tour_or_left_alone():
     better = terms_solution(board, encoding.polish(worse, last))
     assert kingtour.referee(board, better) == [] and better["tour"] == worse["tour"]
     assert kingtour.value(board, better) > kingtour.value(board, worse)
-    assert encoding.polish(better, last) is None
+    assert kingtour.encode(board).polish(better, last) is None  # a fresh polish: nothing better along it
+    assert encoding.polish(better, last) is None  # and the guide just made is not polished again
 
 
 @pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3"), (6, "1x6"), (8, "2x4"), (9, "3x3")])

@@ -118,6 +118,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         return literals(guessed[0])
 
     sudoku: list[SudokuSolver] = []
+    polished: list[dict] = []
 
     def polish(solution: dict, claim: dict):
         """The model's own tour with the best Sudoku along it, then larger digits sought at the
@@ -125,12 +126,15 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         questions where it asked 27, 10 more answered by the guide (encodings/kingtour.md)."""
         if not sudoku:
             sudoku.append(SudokuSolver(board))
+        if polished and polished[-1] == solution:
+            return None  # the guide this polish made, answered: its next steps were tried on it already
         better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}
         if value(board, better) <= value(board, solution):
             better = solution
         focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
         walked = improve(board, sudoku[0], better, focus, time.thread_time() + POLISH_SECONDS_9X9 * (steps / 81) ** 4)
         better = walked or better
+        polished[:] = [better]
         return literals(better) if better is not solution else None
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
