@@ -92,7 +92,7 @@ def test_a_run_killed_inside_a_split_resumes_without_asking_refuted_cubes_again(
     _, ledger = split_run(tmp_path)
     run, steps = read_ledger(ledger.dir)
     closing_index = run["certificate"]["step"]
-    keep = steps[: steps[closing_index]["cubes"][1]]  # killed after the closing claim's first cube
+    keep = steps[: sorted(steps[closing_index]["cubes"])[1]]  # killed after the closing claim's first cube asked
     for key in ("certificate", "extra"):
         run.pop(key, None)
     run["status"] = "interrupted"
@@ -253,6 +253,36 @@ def test_a_split_check_reports_exactly_what_it_recorded():
     closing = steps[-1]
     assert (closing["by"], closing["cubes"], closing["result"], closing["seconds"]) == ("cubes", [0, 1], "unsat", 0.0)
     assert told == steps
+
+
+def test_a_split_check_asks_first_the_cube_its_guide_lies_in():
+    """The engine's guide sets c true: of the cubes a, b, c the runner is handed c first (its answer
+    would come by propagation), the others in their order; the split closes as before."""
+    from smtpuzzles.driver import Recorder
+    from smtpuzzles.formula import CNF, Formula, lit
+    from smtpuzzles.objective import Encoding, Satisfy
+
+    class Guided:
+        params = {"guide": True}
+
+        def guide(self, guess):
+            self.terms = list(guess())
+
+    class Recording:
+        def run(self, claims, timeout):
+            self.asked = [c["cube"] for c in claims]
+            for i, _ in enumerate(claims):
+                yield i, {"status": "unsat", "stats": {}, "seconds": 0.1, "engine": "fake", "core": None}
+
+    steps, runner_ = [], Recording()
+    enc = Encoding("fake", 1, Formula.from_cnf(CNF()), Satisfy(lambda s: None), lambda model: {},
+                   guess=lambda: [lit("a", False), lit("c")])
+    rec = Recorder(enc, Guided, lambda s: 0, lambda s: [], lambda step: steps.append({"index": len(steps), **step})
+                   or steps[-1], cubes=[["a"], ["b"], ["c"]], cube_runner=runner_, split_after=0)
+    assert rec.engine.terms == [lit("a", False), lit("c")]
+    assert rec.check({"op": "first"}) == ("unsat", None, None)
+    assert runner_.asked == [["c"], ["a"], ["b"]]
+    assert steps[-1]["by"] == "cubes" and steps[-1]["cubes"] == [1, 2, 0]  # their steps, in cube order
 
 
 def test_a_job_that_no_longer_asks_for_cubes_resumes_its_split_run_as_it_was_split(cli, tmp_path):

@@ -194,3 +194,29 @@ def test_a_run_takes_the_polished_answers_as_guided_steps(cli):
     assert guided
     prefix = SEED_CASES["kingtour"]["best_prefix_6x6"]
     assert result["value"].startswith(prefix)  # the seed's optimal first digits
+
+
+def test_a_ctrl_c_inside_the_sudoku_solver_is_a_keyboard_interrupt(monkeypatch):
+    """python-sat turns a Ctrl-C caught inside its C solver into its own error; the walk's queries
+    raise it as the KeyboardInterrupt it was, so a run stopped during the first guess is sealed
+    `interrupted` (a z3 run printed a traceback and exited 1). Other solver errors stay as they are."""
+    import pysolvers
+
+    board = kingtour.parse(4, "2x2", None)
+    sudoku = guess.SudokuSolver(board)
+    try:
+        def interrupted(assumptions):
+            raise pysolvers.error("Caught keyboard interrupt")
+
+        monkeypatch.setattr(sudoku.solver, "solve", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            sudoku.grid([])
+
+        def broken(assumptions):
+            raise pysolvers.error("something else")
+
+        monkeypatch.setattr(sudoku.solver, "solve", broken)
+        with pytest.raises(pysolvers.error):
+            sudoku.grid([])
+    finally:
+        sudoku.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator
 
+import pysolvers
 from pysat.solvers import Solver
 
 from .board import Board, value
@@ -98,8 +99,15 @@ class SudokuSolver:
 
     def grid(self, assumptions: list[int]) -> list[list[int]] | None:
         """A completed grid under `assumptions`, or None if there is none."""
-        if not self.solver.solve(assumptions=assumptions):
-            return None
+        try:
+            if not self.solver.solve(assumptions=assumptions):
+                return None
+        except pysolvers.error as error:
+            # python-sat catches a Ctrl-C inside the C solver and raises its own error: let it be
+            # the Ctrl-C it was, so the run is sealed `interrupted` without a traceback.
+            if "keyboard interrupt" in str(error).lower():
+                raise KeyboardInterrupt from None
+            raise
         n = self.board.size
         # One digit a cell, its variables in a row: the model's true variables, in order, are the
         # grid read row by row.
