@@ -20,9 +20,9 @@ from .guess import SudokuSolver, first_answer, improve
 # in about 10 s; 9x9 in 0.3 s): past the allowance the snake guess is taken.
 GUESS_SECONDS_PER_CELL = 0.1
 # CPU seconds the polish of a 9x9 model may take (most end sooner), growing with the fourth power
-# of the cells: a larger board's Sudoku queries cost more, and its SAT answers far more (14x14:
-# 5.5 s, against SAT answers of minutes; 16x16: 16 s).
-POLISH_SECONDS_9X9 = 0.16
+# of the cells: a larger board's Sudoku queries cost more, and its SAT answers far more; at most
+# POLISH_SECONDS_MAX (14x14 and 16x16, against SAT answers of minutes).
+POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 5.0
 
 
 ENCODINGS = ("onehot-sym", "onehot", "posted")
@@ -132,7 +132,8 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         if value(board, better) <= value(board, solution):
             better = solution
         focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
-        walked = improve(board, sudoku[0], better, focus, time.thread_time() + POLISH_SECONDS_9X9 * (steps / 81) ** 4)
+        seconds = min(POLISH_SECONDS_9X9 * (steps / 81) ** 4, POLISH_SECONDS_MAX)
+        walked = improve(board, sudoku[0], better, focus, time.thread_time() + seconds)
         better = walked or better
         polished[:] = [better]
         return literals(better) if better is not solution else None
