@@ -22,7 +22,7 @@ GUESS_SECONDS_PER_CELL = 0.1
 # CPU seconds the polish of a 9x9 model may take (most end sooner), growing with the fourth power
 # of the cells: a larger board's Sudoku queries cost more, and its SAT answers far more; at most
 # POLISH_SECONDS_MAX (14x14 and 16x16, against SAT answers of minutes).
-POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 5.0
+POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 10.0
 
 
 ENCODINGS = ("onehot-sym", "onehot", "posted")

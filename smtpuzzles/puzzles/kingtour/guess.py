@@ -232,36 +232,43 @@ def walk(board: Board, sudoku: SudokuSolver, start: tuple[int, int], deadline: f
 def improve(board: Board, sudoku: SudokuSolver, answer: dict, focus: int, deadline: float) -> dict | None:
     """A larger answer than `answer`, or None. From step `focus` on, each step that does not read
     the largest digit is tried in turn (at most `AHEAD` of them): the answer's digits before it are
-    kept, the cells of its last `BACK` steps (more on large boards) may change for others reading the same digits (a small
+    kept, the cells of its last `BACK` steps may change for others reading the same digits (a small
     depth-first search), and the step takes a cell with a larger digit and a probe's way through the
     rest; the walk then goes on by the largest digit, and the next steps are tried on the raised
-    answer. Each SAT answer of a proof is improved this way into the next checks' guess, so that the
-    next positions' questions come by propagation where the solver would have searched."""
-    improved, tried = None, 0
+    answer. On large boards deeper passes over the same steps follow while time lasts. Each SAT
+    answer of a proof is improved this way into the next checks' guess, so that the next positions'
+    questions come by propagation where the solver would have searched."""
+    improved, tried = None, []
     for step in range(max(focus, 1), len(board.cells) - 1):
-        if tried >= AHEAD or time.thread_time() >= deadline:
+        if len(tried) >= AHEAD or time.thread_time() >= deadline:
             break
         current = improved or answer
         r, c = _cell_at(current, step)
         if current["grid"][r][c] == board.size:
             continue  # no larger digit to take
-        depths = (BACK,) if tried or len(board.cells) < DEEPEN_FROM_CELLS else DEEPER
-        tried += 1
-        for back in depths:  # each depth asks for more than the last one reached
-            improved = _raise_step(board, sudoku, improved or answer, step, back, deadline) or improved
-            if back >= step or time.thread_time() >= deadline:
-                break
+        tried.append(step)
+        improved = _raise_step(board, sudoku, current, step, BACK, deadline) or improved
+    if len(board.cells) >= DEEPEN_FROM_CELLS:
+        done = BACK
+        for back in DEEPER:  # each deeper pass asks each step for more than it reached
+            for step in tried:
+                if time.thread_time() >= deadline:
+                    return improved
+                if done < step:  # not yet searched back to the path's first cell
+                    raised = _raise_step(board, sudoku, improved or answer, step, min(back, step), deadline)
+                    improved = raised or improved
+            done = back
     return improved
 
 
 # Steps before a raised step whose cells may change, and steps tried per answer: on 9x9, 3 and 6
 # beat 3 and 4, 2 and 8, and 4 and 6 in paired runs; deeper searches cost more than the SAT answers
-# they spare (encodings/kingtour.md). From 12x12 on, where a SAT answer takes minutes, the first
-# step tried goes deeper while nothing is found, up to the whole path but its first cell: on the
-# 14x14 record run, 26 steps back raised the digit the solver had sought for an hour, in 1.3 s.
+# they spare (encodings/kingtour.md). From 12x12 on, where a SAT answer takes minutes, the steps
+# tried are then tried again deeper while time lasts, up to the whole path but its first cell: on
+# the 14x14 record run, 26 steps back raised the digit the solver had sought for an hour, in 1.3 s.
 BACK, AHEAD = 3, 6
 DEEPEN_FROM_CELLS = 144
-DEEPER = (BACK, 12, 10 ** 6)
+DEEPER = (12, 10 ** 6)
 
 
 def _cell_at(answer: dict, step: int) -> tuple[int, int]:
