@@ -49,6 +49,8 @@ def dask_client(address: str):
 class LocalCubes:
     """The cubes one after another on the run's own engine (incremental: one solver for all)."""
 
+    uses_engine = True  # the recorder's engine, and so its guide
+
     def __init__(self, recorder):
         self.recorder = recorder
 

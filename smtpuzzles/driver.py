@@ -224,6 +224,8 @@ class Recorder:
             raise ResumeMismatch(f"step {step['index']} follows a split of {self.words(claim)!r} left unfinished")
         else:
             pending = [i for i in range(len(cube_claims)) if i not in refuted]
+            if getattr(self.cube_runner, "uses_engine", False):
+                self.engine  # built (and guided) now, before a resumed split orders its cubes by the guide
             pending.sort(key=lambda i: not set(self.cubes[i]) <= self._steered)  # the guide's cubes first
             answers = self.cube_runner.run([cube_claims[i] for i in pending], self.time_limit)
             try:

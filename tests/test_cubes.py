@@ -283,6 +283,15 @@ def test_a_split_check_asks_first_the_cube_its_guide_lies_in():
     assert rec.check({"op": "first"}) == ("unsat", None, None)
     assert runner_.asked == [["c"], ["a"], ["b"]]
     assert steps[-1]["by"] == "cubes" and steps[-1]["cubes"] == [1, 2, 0]  # their steps, in cube order
+    # A runner on the recorder's own engine has it built (and guided) before the order is taken,
+    # as a resumed split does; a runner elsewhere (a cluster) keeps the order of the cubes.
+    for uses_engine, first in ((True, ["c"]), (False, ["a"])):
+        runner_ = Recording()
+        runner_.uses_engine = uses_engine
+        rec = Recorder(enc, Guided, lambda s: 0, lambda s: [], lambda step: dict(step, index=0),
+                       cubes=[["a"], ["b"], ["c"]], cube_runner=runner_, split_after=0)
+        rec.check({"op": "first"})
+        assert runner_.asked[0] == first
 
 
 def test_a_job_that_no_longer_asks_for_cubes_resumes_its_split_run_as_it_was_split(cli, tmp_path):
