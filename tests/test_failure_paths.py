@@ -1110,3 +1110,24 @@ def test_a_ctrl_c_caught_inside_code_run_from_a_string_still_exits_130(tmp_path)
     done = subprocess.run([sys.executable, "-m", script.stem], capture_output=True, text=True, timeout=60,
                           cwd=tmp_path)
     assert (done.returncode, done.stderr) == (130, "smtpuzzles: interrupted\n")
+
+
+def test_a_stop_the_solver_call_missed_is_sent_again():
+    """A native call that clears the first stop (a guided try, then the check itself, each clearing
+    the solver's interrupt flag) still ends soon after its time limit: the stop is sent again."""
+    import time
+
+    from smtpuzzles.engines import run_interruptibly
+
+    stops = []
+
+    def work():
+        ends = time.monotonic() + 10  # without a second stop it would run this long
+        while len(stops) < 2 and time.monotonic() < ends:
+            time.sleep(0.01)
+        return "done"
+
+    started = time.monotonic()
+    value, why = run_interruptibly(work, lambda: stops.append(1), 0.1)
+    assert why == "timeout" and value == "done" and len(stops) >= 2
+    assert time.monotonic() - started < 3

@@ -136,10 +136,14 @@ def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout
             thread.join(0.05)
             if _ctrl_c.is_set():
                 raise KeyboardInterrupt
+            if "why" in box:
+                stop()  # again: a solver call that began after the first (a guided try, then the
+                # check itself) may have cleared it; a SIGTERM took 80 s to stop a 16x16 run
     except KeyboardInterrupt:
         box["why"] = "interrupted"
-        stop()
-        thread.join()
+        while thread.is_alive():  # as above: sent until the call under way has seen it
+            stop()
+            thread.join(0.1)
     finally:
         if timer is not None:
             timer.cancel()
