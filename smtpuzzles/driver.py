@@ -73,11 +73,15 @@ class Recorder:
                 self._steer(self.encoding.guess)
         return self._engine
 
+    def _guided(self) -> bool:
+        """Whether the engine takes guides (not under --no-guide)."""
+        return getattr(self._engine, "params", {}).get("guide", True)
+
     def _steer(self, guess: Callable[[], list]) -> None:
         """Guide the engine by `guess`, and remember the variables it sets true: a split check asks
         first the cubes the guide lies in, where its answer comes by propagation (on 16x16 the
         guide's cube came after one no solver settled in two hours)."""
-        if not getattr(self._engine, "params", {}).get("guide", True):
+        if not self._guided():
             self._engine.guide(guess)  # an engine told not to be guided ignores it: not made here
             return
         terms = list(guess())
@@ -87,7 +91,7 @@ class Recorder:
     def _polished(self, solution: dict, claim: dict):
         """The encoding's polish of a model, or None (no polish, or an engine told not to be
         guided: it would ignore the result, and a polish may take seconds on a large board)."""
-        if self.encoding.polish is None or not getattr(self._engine, "params", {}).get("guide", True):
+        if self.encoding.polish is None or not self._guided():
             return None
         return self.encoding.polish(solution, claim)
 
@@ -205,10 +209,8 @@ class Recorder:
             if number is None or step["assumptions"] != self._texts(step["claim"]):
                 raise ResumeMismatch(f"step {step['index']} asked {self.words(step['claim'])!r}, "
                                      f"not one of today's cubes for {self.words(claim)!r}")
-            self.on_step(step)
+            self._note_replayed(step)
             if step["result"] == "sat":
-                if isinstance(step.get("solution"), dict):
-                    self._replayed_answer = (step["solution"], step["claim"])
                 return "sat", step.get("solution"), step.get("value")
             refuted[number] = step["index"]
         listed = [refuted[i] for i in sorted(refuted)]
@@ -252,10 +254,14 @@ class Recorder:
         step = self.replay.pop(0)
         if step["claim"] != claim or step["assumptions"] != texts:
             raise ResumeMismatch(f"step {step['index']} asked {self.words(step['claim'])!r}, now {self.words(claim)!r}")
-        if step["result"] == "sat" and isinstance(step.get("solution"), dict):
-            self._replayed_answer = (step["solution"], claim)
-        self.on_step(step)
+        self._note_replayed(step)
         return step
+
+    def _note_replayed(self, step: dict) -> None:
+        """A replayed step told on; its model, if any, is the one a resumed run is steered from."""
+        if step["result"] == "sat" and isinstance(step.get("solution"), dict):
+            self._replayed_answer = (step["solution"], step["claim"])
+        self.on_step(step)
 
     def note_bound(self, claim: dict, reason: str) -> None:
         """A check settled without the solver (a digit already the largest left); still recorded,

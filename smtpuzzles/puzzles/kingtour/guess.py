@@ -221,9 +221,7 @@ def walk(board: Board, sudoku: SudokuSolver, start: tuple[int, int], deadline: f
     walking = _Path(board, sudoku)
     first = walking.ids[start]
     grid = sudoku.grid([sudoku.var(*start, n)])
-    _take(walking.around, walking.free, walking.ways, first)
-    through = walking.probe(first)
-    _untake(walking.around, walking.free, walking.ways, first)
+    through = walking.probe_after(first)
     if grid is None or through is None:
         return None
     return walking.go([(n, 0, first, grid)], [first] + through, deadline, steps)
