@@ -124,13 +124,17 @@ def test_a_ctrl_c_while_the_reference_proof_runs_on_keeps_the_claims_proof_store
     real_result = proofs.BackgroundProof.result
 
     def interrupted_wait(self):
+        # As the real wait takes a Ctrl-C: it stops the work it waits on (left running, the
+        # pigeonhole's CaDiCaL went on for minutes beside the rest of the suite).
         wait_for(lambda: children)
+        self.stop()
         raise KeyboardInterrupt
 
     monkeypatch.setattr(proofs.BackgroundProof, "result", interrupted_wait)
     with pytest.raises(KeyboardInterrupt):
         runner.certify(run_dir)
     monkeypatch.setattr(proofs.BackgroundProof, "result", real_result)
+    wait_for(lambda: children[0].poll() is not None, 5)  # killed, not left solving
     run = json.loads((run_dir / "run.json").read_text())
     assert "proof" in run and "reference_proof" not in run
     assert (run_dir / "proof.lrat.gz").is_file()
