@@ -22,6 +22,7 @@ module's check is what carries them over to B.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -179,6 +180,25 @@ def closure(generators: Sequence[Mapping]) -> list[dict] | None:
                     nxt.append(product)
         frontier = nxt
     return [dict(zip(domain, element)) for element in seen]
+
+
+def generating_set(maps: Sequence[Mapping]) -> list:
+    """The fewest of `maps` that generate the group of all of them (with the identity): one, else
+    two (a square's 8 symmetries: a quarter turn and a reflection), else a greedy pick. The lemma
+    check costs one pass over the formula per generator; the check itself never trusts the pick."""
+    maps = list(maps)
+    if not maps:
+        return []
+    size = len(closure(maps) or ())
+    for count in (1, 2):
+        for subset in itertools.combinations(maps, count):
+            if len(closure(list(subset)) or ()) == size:
+                return list(subset)
+    chosen: list = []
+    for m in maps:
+        if not chosen or m not in closure(chosen):
+            chosen.append(m)
+    return chosen
 
 
 def require(encoding) -> None:

@@ -190,3 +190,19 @@ def test_the_group_limit_is_64_permutations():
         cycle = {a: b for a, b in zip(names[:size], names[1:size] + names[:1])}
         closure = symmetry.closure([cycle])
         assert (len(closure) if closure else None) == expected
+
+
+def test_the_generating_set_is_the_fewest_maps_that_give_every_one():
+    """A square's eight symmetries come from two (a quarter turn and a reflection), never from one
+    (no symmetry of a square has order 8); R x C boxes keep four, a Klein group, also two; a single
+    map is its own generator. Group sizes by hand, not by the code under test."""
+    from smtpuzzles.symmetry import closure, generating_set
+
+    for box, size in (("3x3", 8), ("2x3", 4)):
+        maps = kingtour.encodings.board_symmetries(board_with(6 if box == "2x3" else 9, box, {}))
+        assert len(maps) + 1 == size
+        chosen = generating_set(maps)
+        assert len(chosen) == 2 and all(m in maps for m in chosen)
+        assert len(closure(chosen)) == size
+    turn = {(0, 0): (0, 1), (0, 1): (1, 1), (1, 1): (1, 0), (1, 0): (0, 0)}
+    assert generating_set([turn]) == [turn] and generating_set([]) == []

@@ -19,7 +19,7 @@ from smtpuzzles.errors import InputError
 from .board import (DIGIT_CHARS, LIMITS, Board, parse_box, default_box, parse, canonical, from_canonical, referee,
                     value, digits_text, value_text, value_json, describe)
 from .encodings import (ENCODINGS, SPLITS, encode, _encode_onehot, snake_solution, tour_cubes, board_symmetries,
-                        _encode_symmetric, _generating, _encode_posted)
+                        _encode_symmetric, _encode_posted)
 
 
 NAME = "kingtour"
@@ -147,7 +147,7 @@ def reference_symmetry(instance, claim: dict) -> dict | None:
 # The contract's face: every name of the package, as a single module would have them.
 __all__ = ['Board', 'DEFAULT_ENGINE', 'DIGIT_CHARS', 'ENCODINGS', 'ENGINE_PARAMS', 'INPUT_REQUIRED', 'LIMITS',
            'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', '_encode_onehot', '_encode_posted', '_encode_symmetric',
-           '_generating', 'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
+           'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
            'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference',
            'reference_symmetry',
            'render', 'snake_solution', 'tour_cubes', 'value', 'value_json', 'value_text']

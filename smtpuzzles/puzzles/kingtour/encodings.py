@@ -11,7 +11,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import LexMax
-from smtpuzzles.symmetry import Lemma, closure
+from smtpuzzles.symmetry import Lemma, generating_set
 
 from .board import Board, digits_text, value
 from .guess import SudokuSolver, first_answer, improve
@@ -208,7 +208,7 @@ def _encode_symmetric(board: Board) -> Encoding:
     n, steps = board.size, board.size * board.size
     starts = sorted({min([x] + [m[x] for m in maps]) for x in board.cells})
     generators = []
-    for m in _generating(maps):
+    for m in generating_set(maps):
         names = {}
         for (r, c), (a, b) in m.items():
             if (r, c) != (a, b):
@@ -221,16 +221,6 @@ def _encode_symmetric(board: Board) -> Encoding:
     # certify refutes the closing query whole: on 12x12, with CaDiCaL's probing off, 73 s against
     # about 11 minutes one "first beats the best at position i" at a time (docs/benchmarks.md)
     return replace(_encode_onehot(board, starts), lemma=lemma)
-
-
-def _generating(maps: list[dict]) -> list[dict]:
-    """Few of `maps` that generate all of them (3 for a square's 8): each generator costs the lemma
-    check one pass over the clauses."""
-    chosen: list[dict] = []
-    for m in maps:
-        if not chosen or m not in closure(chosen):
-            chosen.append(m)
-    return chosen
 
 
 def _encode_posted(board: Board) -> Encoding:

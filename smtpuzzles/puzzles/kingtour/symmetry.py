@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from smtpuzzles.puzzles.rules.kingtour import _declare, reference
+from smtpuzzles.symmetry import generating_set
 
 
 # The reference formula the `reference` hook built last, for the proposal the reader of
@@ -48,7 +49,7 @@ def proposal(board, claim: dict) -> dict | None:
         return None
     starts = sorted({min([x] + [m[x] for m in maps]) for x in cells})
     generators = []
-    for m in maps:
+    for m in generating_set(maps):  # two generate a square's eight: each costs the check a pass
         pairs = [[digit[x + (k,)], digit[m[x] + (k,)]] for x in cells for k in range(1, n + 1)]
         pairs += [[visit[(t,) + x], visit[(t,) + m[x]]] for t in range(n * n) for x in cells]
         generators.append(pairs)
