@@ -129,7 +129,7 @@ def verdict_line(report: Report) -> Text:
 
 
 def run_audit_command(args) -> int:
-    folders = [Path(p) for p in args.run_dir]
+    folders = [run for p in args.run_dir for run in _runs_named(Path(p))]
     if args.jobs < 1:
         raise InputError("must be at least 1", "--jobs")
     solvers = tuple(dict.fromkeys(args.solver)) if args.solver else ("z3", "cvc5")
@@ -145,6 +145,17 @@ def run_audit_command(args) -> int:
             row = _audit_one(args, folder, progress, err, solvers, len(folders))
             rows.append(row)
     return _print_audits(args, rows, console)
+
+
+def _runs_named(folder: Path) -> list[Path]:
+    """The run folder named, or, for a folder that is not one but holds runs (a batch's output,
+    `runs/`), every run below it, as `smtpuzzles results` finds them; anything else as named, for
+    the audit to refuse in its own words."""
+    from smtpuzzles.results import run_folders
+
+    if folder.is_dir() and not (folder / "run.json").exists():
+        return run_folders(folder) or [folder]
+    return [folder]
 
 
 def _audit_one(args, folder: Path, progress, err, solvers, folders: int):
@@ -190,8 +201,9 @@ def _print_audits(args, rows, console) -> int:
 def summary_view(rows):
     table = Table(title=f"audit of {len(rows)} run folders", title_justify="left", box=box.SIMPLE_HEAD,
                   padding=(0, 1), pad_edge=False)
-    # Fixed widths (padding included) that add up to 76 of 80 columns; a longer folder name ends in an ellipsis.
-    table.add_column("run", no_wrap=True, overflow="ellipsis", width=34)
+    # Fixed widths (padding included) that add up to 76 of 80 columns; a longer folder name goes on
+    # over a second line rather than lose its end (the time of day tells one board's runs apart).
+    table.add_column("run", overflow="fold", width=34)
     table.add_column("puzzle", no_wrap=True, width=12)
     table.add_column("claim", no_wrap=True, width=18)
     table.add_column("audit", no_wrap=True, width=12)

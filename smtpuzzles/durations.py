@@ -1,4 +1,5 @@
-"""Seconds in a few characters, as every progress line and table writes them."""
+"""Seconds in a few characters and counts with their noun, as every progress line and table
+writes them."""
 
 from __future__ import annotations
 
@@ -15,3 +16,8 @@ def duration(seconds: float) -> str:
         return f"{hours}h {minutes:02d}m"
     days, hours = divmod(hours, 24)
     return f"{days}d {hours:02d}h"
+
+
+def counted(number: int, noun: str) -> str:
+    """`1 check`, `2,340 checks`: the noun in the plural unless there is exactly one."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"

@@ -17,12 +17,13 @@ def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None
     """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
     start time; the full path is in `results --json`. Unreadable runs are explained below it."""
     table = compact_table(plain(f"runs under {folder}"))
-    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=20)
-    table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=16)
+    # Widths that add up to 80 with the gaps, a run of hours and the longest status and verdict.
+    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=RUN_WIDTH)
+    table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=13)
     table.add_column("status", no_wrap=True, min_width=7)
     table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=12)
     table.add_column("s", no_wrap=True, justify="right", min_width=3)
-    table.add_column("audit", no_wrap=True, min_width=6)
+    table.add_column("audit", no_wrap=True, min_width=10)  # "consistent" whole: the point of --audit
     notes = []
     rows = collect_results(folder, with_audit) if rows is None else rows
     for row in rows:
@@ -48,8 +49,12 @@ def seconds_cell(seconds: float) -> str:
     return f"{seconds:.0f}" if seconds < 100_000 else f"{seconds / 3600:.0f} h"
 
 
-def run_label(relative: str) -> str:
-    """`jobs/NAME/PUZZLE-HASH-STAMP` as `NAME HHMMSS`; a bare run folder as `PUZZLE HHMMSS`."""
+RUN_WIDTH = 18
+
+
+def run_label(relative: str, width: int = RUN_WIDTH) -> str:
+    """`jobs/NAME/PUZZLE-HASH-STAMP` as `NAME HHMMSS`; a bare run folder as `PUZZLE HHMMSS`; a name
+    too long for `width` is cut before its time, which tells one job's runs apart."""
     parts = Path(relative).parts
     name = parts[-1]
     pieces = name.split("-")
@@ -57,6 +62,9 @@ def run_label(relative: str) -> str:
     stamp = "-".join(pieces[3:]) if len(pieces) >= 4 and pieces[2].isdigit() else name
     owner = [p for p in parts[:-1] if p != "jobs"]
     head = owner[-1] if owner else pieces[0]  # the job's name; the batch's folder is the table's title
+    room = width - len(stamp) - 1
+    if len(head) > room and room > 1:
+        head = head[:room - 1] + "…"
     return f"{head} {stamp}"
 
 
@@ -104,7 +112,15 @@ def run_folders(folder: Path) -> list[Path]:
         dirs.sort()
         if "run.json" in files:
             found.append(Path(top))
-    return sorted(found)
+    return sorted(found, key=_by_start)
+
+
+def _by_start(run_dir: Path) -> tuple:
+    """A batch's jobs together, each folder's runs in the order they started: a run folder is named
+    PUZZLE-HASH-YYYYmmdd-HHMMSS[-n], and by name alone the hash would order them."""
+    pieces = run_dir.name.split("-")
+    stamp = pieces[2:] if len(pieces) >= 4 and pieces[2].isdigit() else []
+    return run_dir.parent, stamp, run_dir.name
 
 
 def _describe(run: dict) -> str:

@@ -15,6 +15,7 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
+from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
 from smtpuzzles.formula import unreadable_name
 from smtpuzzles.objectives import kind_of
@@ -317,7 +318,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
             if not made.lrat:
                 raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
                                         "the audit reads a stored proof under", str(run_dir))
-            say("claim")(f"checked, {made.lemmas:,} lemmas", done=True)
+            say("claim")(f"checked, {counted(made.lemmas, 'lemma')}", done=True)
             record = {**proof_record(claim_query, made, claim), "file": PROOF, "dimacs": DIMACS}
             files = {DIMACS: proofs.compress(claim_query.data), PROOF: proofs.compress(made.lrat)}
             run = store_proof(run_dir, run["last_step_sha256"], files, record)
@@ -334,7 +335,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     if reference_made is not None:
         query, made, words = reference_made
         if not made.lrat:
-            say("reference")(f"checked, {made.lemmas:,} lemmas, too large to store")
+            say("reference")(f"checked, {counted(made.lemmas, 'lemma')}, too large to store")
             return {**run, "reference_checked_here": made.lemmas}
         record = {**proof_record(query, made, claim), "file": REFERENCE_PROOF, "dimacs": REFERENCE_DIMACS}
         if words is not None:
@@ -385,7 +386,7 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
         made = proofs.certify_query(query, timeout=timeout, progress=progress, split=reference.split)
     except proofs.ProofError as exc:
         return exc
-    progress(f"checked, {made.lemmas:,} lemmas", done=True)
+    progress(f"checked, {counted(made.lemmas, 'lemma')}", done=True)
     return query, made, reference.words(symmetric)
 
 

@@ -3,6 +3,8 @@ loading problems are one line, count and uniqueness show everywhere, tables fit 
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -280,4 +282,30 @@ def test_tables_fit_80_columns_one_line_a_row(cli, tmp_path):
     lines = rendered(results_table(tmp_path / "out"))
     assert max(map(len, lines)) <= 80
     assert len(collect_results(tmp_path / "out", with_audit=False)) == 2
-    assert sum(line.startswith("a-rather-long") for line in lines) == 1
+    # the long name is cut, not the run's start time, which tells one job's runs apart
+    long_rows = [line for line in lines if line.startswith("a-rather")]
+    assert len(long_rows) == 1 and re.match(r"a-rather\S*… \d{6}\s", long_rows[0]), long_rows
+
+
+def test_audit_of_a_batchs_folder_audits_every_run_in_it_with_whole_names(cli, tmp_path):
+    """`audit runs/*` meets the folder a batch wrote (runs in OUT/jobs/NAME/): its runs are audited,
+    each named whole in the table (a name past the column goes on over a second line)."""
+    path = write_jobs(tmp_path, '[[job]]\nname = "a"\npuzzle = "rogue"\nmap = "@$"\n'  # tatamibari-HASH-STAMP:
+                                f'[[job]]\nname = "b"\npuzzle = "tatamibari"\ninput = "{EXAMPLES}/tatamibari/01.txt"\n')
+    assert cli("batch", path)[0] == 0
+    runs = sorted(p.parent for p in (tmp_path / "out").glob("jobs/*/*/run.json"))
+    assert max(len(run.name) for run in runs) > 34  # past the column: folded
+    assert len(runs) == 2
+    code, out, err = cli("audit", tmp_path / "out", "--json")
+    assert code == 0, err
+    assert sorted(Path(r["run_dir"]) for r in json.loads(out)) == runs
+    code, out, err = cli("audit", tmp_path / "out")
+    lines = [line.strip() for line in out.splitlines()]
+    assert code == 0 and "audit of 2 run folders" in out and max(map(len, out.splitlines())) <= 80
+    for run in runs:  # whole, perhaps folded: the first piece starts a row, the rest follows it
+        head = run.name[:30]
+        row = next(i for i, line in enumerate(lines) if line.startswith(head))
+        assert run.name in "".join(line.split()[0] for line in lines[row:row + 2]), lines
+    (tmp_path / "empty").mkdir()
+    code, _, err = cli("audit", tmp_path / "empty")  # a folder with no runs at all is refused as before
+    assert code == 2 and "not a run folder" in err

@@ -394,3 +394,13 @@ def test_an_ascii_terminal_gets_the_picture_without_a_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "smtpuzzles", "solve", "nonary", "-", "--out", str(tmp_path / "runs")],
                           input='[[3, 0, "é"], [9, "é", -1]]', capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
     assert proc.returncode == 0 and proc.stderr == "" and "escape plan" in proc.stdout
+
+
+def test_counts_are_written_with_their_noun_in_the_right_number(cli, tmp_path):
+    from smtpuzzles.durations import counted
+
+    assert [counted(n, "check") for n in (0, 1, 2, 12345)] == ["0 checks", "1 check", "2 checks", "12,345 checks"]
+    grid = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "tatamibari" / "01.txt"
+    code, out, err = cli("solve", "tatamibari", grid, "--out", tmp_path / "runs")  # one check: a model
+    assert code == 0, err
+    assert "1 check recorded" in out and "1 checks" not in out

@@ -23,6 +23,7 @@ def test_examples_writes_every_bundled_file_and_a_job_file_whose_inputs_are_besi
     assert code == 0 and err == ""
     written = tmp_path / DEFAULT_OUT
     assert f"smtpuzzles batch {DEFAULT_OUT}/{JOB_FILE}" in out
+    assert max(map(len, out.splitlines())) <= 80, out  # the one thing a new user reads first
     on_disk = {str(p.relative_to(PACKAGED)) for p in PACKAGED.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert {relative for relative, _ in bundled_files()} == on_disk
     assert {str(p.relative_to(written)) for p in written.rglob("*") if p.is_file()} == on_disk

@@ -52,3 +52,29 @@ def test_every_audit_verdict_fits_whole_beside_the_published_runs():
     cells = [line.split()[-1] for line in lines if line.startswith("kingtour ")]
     assert cells == ["consistent", "FAILED", "undecided", "incomplete", "unreadable"] + ["clean"] * (len(rows) - 5)
     assert any(line.endswith(long_verdict) for line in lines)  # the whole verdict, below the table
+
+
+def test_consistent_stays_whole_beside_long_instances_values_and_times():
+    """A batch's rows: long job names, long instance words, long values, runs of hours. Every
+    verdict, the column `results --audit` is asked for, stays whole at 80 columns."""
+    rows = [{"run": f"jobs/a-rather-long-job-name-{i}/nonary-0123456789-20261203-14164{i}", "puzzle": "nonary",
+             "instance": "12 doors, 9 rooms, 3 people per door", "status": status, "value": "9" * 40, "count": None,
+             "count_complete": None, "unique": None, "seconds": seconds, "audit": verdict}
+            for i, (status, seconds, verdict) in enumerate([("optimal", 0.4, "consistent"), ("interrupted", 86_400.0, "consistent"),
+                                                             ("unknown", 12_345.6, "clean")])]
+    printed = io.StringIO()
+    Console(file=printed, width=80, color_system=None).print(results_table(Path("out"), rows=rows))
+    lines = printed.getvalue().splitlines()
+    assert max(map(len, lines)) <= 80, max(lines, key=len)
+    assert [line.split()[-1] for line in lines if "a-rather" in line] == ["consistent", "consistent", "clean"]
+
+
+def test_runs_are_listed_in_the_order_they_started_not_by_their_hash(tmp_path):
+    from smtpuzzles.results import run_folders
+
+    names = ["kingtour-ffff000000-20261203-090000", "kingtour-0000ffffff-20261203-100000",
+             "kingtour-8888888888-20261202-235959", "kingtour-0000ffffff-20261203-100000-1"]
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.json").write_text("{}")
+    assert [p.name for p in run_folders(tmp_path)] == [names[2], names[0], names[1], names[3]]

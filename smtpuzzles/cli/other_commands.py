@@ -36,8 +36,8 @@ def cmd_examples(args) -> int:
 
     out = check_writable_folder(args.out, "--out")
     written = write_examples(out)
-    print(f"wrote {len(written)} files to {escaped(str(out))}/; run them with: "
-          f"smtpuzzles batch {escaped(str(out / JOB_FILE))}")
+    print(f"wrote {len(written)} files to {escaped(str(out))}/\n"  # two lines: each fits 80 columns
+          f"run them with: smtpuzzles batch {escaped(str(out / JOB_FILE))}")
     return 0
 
 

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
+from smtpuzzles.durations import counted
 from smtpuzzles.live import brief_where
 from smtpuzzles.objectives import proves_prefix
 from smtpuzzles.inputs import check_new_file, check_writable_folder, is_url, read_input
@@ -177,7 +178,7 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
         fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
     if "count" in payload:
         fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
-    fields += [("steps", f"{run['steps']} checks recorded"), ("run", str(ledger.dir))]
+    fields += [("checks", f"{counted(run['steps'], 'check')} recorded"), ("run", str(ledger.dir))]
     shown = [summary_panel(f"{module.NAME}", fields, outcome.status)]
     if outcome.status in ("unknown", "interrupted"):
         # The command on its own unbroken line, so that it can be copied whole (and fits 80
@@ -297,10 +298,10 @@ def cmd_certify(args) -> int:
     proof = run["proof"]
     claim = describe(proof["claim"])
     reference = run.get("reference_proof")
-    also = f"\n  and on the reference formula, from the rules alone ({reference['lemmas']:,} lemmas)" if reference else ""
+    also = f"\n  and on the reference formula, from the rules alone ({counted(reference['lemmas'], 'lemma')})" if reference else ""
     if "reference_checked_here" in run:
-        also = (f"\n  its proof on the reference formula ({run['reference_checked_here']:,} lemmas) was checked"
+        also = (f"\n  its proof on the reference formula ({counted(run['reference_checked_here'], 'lemma')}) was checked"
                 "\n  here, too large to store: audit --proof makes it again")
-    print(f"{run['puzzle']}: stored a checked LRAT proof ({proof['lemmas']:,} lemmas)\n"
+    print(f"{run['puzzle']}: stored a checked LRAT proof ({counted(proof['lemmas'], 'lemma')})\n"
           f"  refuting: {claim if len(claim) <= 68 else claim[:65] + '...'}{also}\n  in: {escaped(args.run_dir)}")
     return 0
