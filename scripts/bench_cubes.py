@@ -1,11 +1,14 @@
 """One hard King's-tour check split into cubes on a Dask LocalCluster: 1 worker against 2, and the
 whole check on one engine as the baseline, side by side in one process.
 
-The check is a recorded run's closing claim ("nothing beats the best"), asked of today's default
-encoding (the number is the same). Each configuration answers it from scratch: the cluster's
+The check is a recorded run's closing claim ("nothing beats the best"), or with --step one check the
+run recorded (an unfinished run's: 16x16), asked of today's default encoding (the number is the
+same). A recorded check already in a cube of depth 1 (the tour's first cell) is split into the
+cubes of depth 2 inside it (the first two cells). Each configuration answers it from scratch: the cluster's
 workers build the encoding and their engine once, inside the timing, as a user's would.
 
   python scripts/bench_cubes.py results/kingtour-b0f14a9274-20261201-085847 --depth 1 --workers 1 2
+  python scripts/bench_cubes.py results/kingtour-88585deb89-20261201-063046 --step 57 --workers 1 2
 """
 
 from __future__ import annotations
@@ -32,15 +35,23 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=1, choices=(1, 2))
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--encoding", default="onehot-sym")
+    parser.add_argument("--step", type=int, help="the recorded check of this index instead of the closing claim")
     args = parser.parse_args()
     import distributed
 
     run = json.loads((args.run_dir / "run.json").read_text())
     board = kingtour.from_canonical(run["instance"])
-    claim = run["certificate"]["claim"]
     enc = kingtour.encode(board, args.encoding)
-    cubes = enc.cubes(args.depth)
-    print(f"{kingtour.describe(board)}: {claim['op']} of the record, {len(cubes)} cubes of depth {args.depth}")
+    if args.step is None:
+        claim = run["certificate"]["claim"]
+        cubes = enc.cubes(args.depth)
+    else:
+        claim = recorded_claim(args.run_dir, args.step)
+        inside = claim.pop("cube", None)
+        cubes = [c for c in enc.cubes(2 if inside else args.depth) if not inside or c[:len(inside)] == inside]
+        if inside:
+            claim["cube"] = inside  # the whole check is the recorded one, in its own cube
+    print(f"{kingtour.describe(board)}: {claim['op']} of the record, {len(cubes)} cubes of depth {len(cubes[0])}")
 
     started = time.perf_counter()
     whole = make_engine("sat", enc.formula).check(claim_terms(enc.objective, claim), None)
@@ -61,6 +72,15 @@ def main() -> int:
               f"(slowest cube {busiest:.1f} s, sum {sum(a['seconds'] for a in answers):.1f} s); "
               f"{baseline / wall:.2f}x the whole check", flush=True)
     return 0
+
+
+def recorded_claim(run_dir: Path, index: int) -> dict:
+    """The claim of the run's recorded check `index` (the audit checks the ledger; this only reads it)."""
+    for line in (run_dir / "steps.jsonl").read_text().splitlines():
+        step = json.loads(line)
+        if step["index"] == index:
+            return dict(step["claim"])
+    sys.exit(f"{run_dir}: no recorded check {index}")
 
 
 if __name__ == "__main__":

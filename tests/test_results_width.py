@@ -60,7 +60,8 @@ def test_consistent_stays_whole_beside_long_instances_values_and_times():
     rows = [{"run": f"jobs/a-rather-long-job-name-{i}/nonary-0123456789-20261203-14164{i}", "puzzle": "nonary",
              "instance": "12 doors, 9 rooms, 3 people per door", "status": status, "value": "9" * 40, "count": None,
              "count_complete": None, "unique": None, "seconds": seconds, "audit": verdict}
-            for i, (status, seconds, verdict) in enumerate([("optimal", 0.4, "consistent"), ("interrupted", 86_400.0, "consistent"),
+            for i, (status, seconds, verdict) in enumerate([("optimal", 0.4, "consistent"),
+                                                             ("interrupted", 86_400.0, "consistent"),
                                                              ("unknown", 12_345.6, "clean")])]
     printed = io.StringIO()
     Console(file=printed, width=80, color_system=None).print(results_table(Path("out"), rows=rows))

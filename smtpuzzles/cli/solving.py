@@ -298,7 +298,8 @@ def cmd_certify(args) -> int:
     proof = run["proof"]
     claim = describe(proof["claim"])
     reference = run.get("reference_proof")
-    also = f"\n  and on the reference formula, from the rules alone ({counted(reference['lemmas'], 'lemma')})" if reference else ""
+    also = f"\n  and on the reference formula, from the rules alone ({counted(reference['lemmas'], 'lemma')})" \
+        if reference else ""
     if "reference_checked_here" in run:
         also = (f"\n  its proof on the reference formula ({counted(run['reference_checked_here'], 'lemma')}) was checked"
                 "\n  here, too large to store: audit --proof makes it again")
