@@ -184,6 +184,14 @@ SLOW = {
     "tests/test_proof_parts.py::test_a_kingtour_reference_in_parts_agrees_with_the_whole",
     "tests/test_core.py::test_exported_files_are_standard_smtlib_that_cvc5_and_z3_agree_on",
     "tests/test_ledger.py::test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer",
+    "tests/test_symmetry_formula.py::test_breaking_keeps_the_brute_force_optimum",
+    "tests/test_records.py::test_a_real_split_run_recorded_climbing_resumes_as_it_was_made",
+    "tests/test_ledger.py::test_sigterm_seals_the_run_as_interrupted_even_in_the_background",
+    "tests/test_kingtour.py::test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_check_at_once",
+    "tests/test_rules_reference.py::test_fast_brute_force_agrees_with_brute_kingtour",
+    "tests/test_reference_claims.py::test_a_certified_kingtour_reference_proof_uses_the_checked_symmetry_lemma",
+    "tests/test_platforms.py::test_help_examples_export_and_reading_commands_need_no_fcntl",
+    "tests/test_live.py::test_show_on_a_real_interrupted_12x12_run",
 }
 
 
