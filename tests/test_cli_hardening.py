@@ -403,4 +403,4 @@ def test_counts_are_written_with_their_noun_in_the_right_number(cli, tmp_path):
     grid = Path(__file__).resolve().parents[1] / "smtpuzzles" / "examples" / "tatamibari" / "01.txt"
     code, out, err = cli("solve", "tatamibari", grid, "--out", tmp_path / "runs")  # one check: a model
     assert code == 0, err
-    assert "1 check recorded" in out and "1 checks" not in out
+    assert "1 step in the ledger" in out and "1 steps" not in out

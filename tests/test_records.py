@@ -139,3 +139,17 @@ def test_a_real_split_run_recorded_climbing_resumes_as_it_was_made(cli, tmp_path
     recorded, and its split checks at depth 1."""
     run, _, _ = resumed_briefly(cli, tmp_path, interrupted_12x12)
     assert run["cubes"] == 1 and "search" not in run
+
+
+def test_the_readme_records_table_gives_each_published_ledgers_steps():
+    """The `steps` column of the README's records table is each published run's ledger, line by
+    line, read here from the folders, not from the code that writes them."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| board | boxes | number | steps |"):].split("\n\n")[0].splitlines()[2:]
+    shown = {row.split("|")[1].strip(): int(row.split("|")[4]) for row in table}
+    ledgers = {}
+    for entry in MANIFEST:
+        folder = ROOT / "results" / entry["folder"]
+        size = json.loads((folder / "run.json").read_text())["instance"]["size"]
+        ledgers[f"{size}x{size}"] = len((folder / "steps.jsonl").read_text().splitlines())
+    assert shown == ledgers

@@ -178,7 +178,9 @@ def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) 
         fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
     if "count" in payload:
         fields.append(("solutions", f"{payload['count']}{'' if payload['count_complete'] else ' (limit reached)'}"))
-    fields += [("checks", f"{counted(run['steps'], 'check')} recorded"), ("run", str(ledger.dir))]
+    # steps, not checks: the ledger's lines, bounds and a split's summary included (progress lines
+    # count the solver's checks)
+    fields += [("steps", f"{counted(run['steps'], 'step')} in the ledger"), ("run", str(ledger.dir))]
     shown = [summary_panel(f"{module.NAME}", fields, outcome.status)]
     if outcome.status in ("unknown", "interrupted"):
         # The command on its own unbroken line, so that it can be copied whole (and fits 80
