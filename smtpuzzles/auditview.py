@@ -70,7 +70,7 @@ class ResolveProgress:
             busy = [f"{q}: {self.stages[q, s]} {now - t:.0f}s" if (q, s) in self.stages else f"{q} with {s} {now - t:.0f}s"
                     for (q, s), t in sorted(self.running.items())]
             done = len(self.done)
-        return f"audit {Path(self.folder).name}: " + (", ".join(busy) if busy else "reading and checking") + \
+        return f"audit {_brief(Path(self.folder).name)}: " + (", ".join(busy) if busy else "reading and checking") + \
             (f"; {done} done" if done else "")
 
     def __rich__(self):
@@ -145,6 +145,15 @@ def run_audit_command(args) -> int:
             row = _audit_one(args, folder, progress, err, solvers, len(folders))
             rows.append(row)
     return _print_audits(args, rows, console)
+
+
+def _brief(name: str) -> str:
+    """A run folder's name in a progress line of 80 columns: PUZZLE-HASH-YYYYmmdd-HHMMSS as
+    `PUZZLE HHMMSS`, which leaves the line room for what is being checked; another name cut."""
+    pieces = name.split("-")
+    if len(pieces) >= 4 and pieces[2].isdigit() and len(pieces[2]) == 8:
+        return f"{pieces[0]} {'-'.join(pieces[3:])}"[:24]
+    return name if len(name) <= 24 else name[:23] + "…"
 
 
 def _runs_named(folder: Path) -> list[Path]:

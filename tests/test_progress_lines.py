@@ -49,7 +49,8 @@ def test_a_piped_batch_audit_and_results_print_progress_lines(tmp_path):
     run_dir = next(d for d in (tmp_path / "runs" / "jobs" / "six").iterdir() if (d / "run.json").is_file())
     done = piped("audit", run_dir, "--proof", "--progress-every", 0.2, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert any(line.split("] ", 1)[1].startswith(f"audit {run_dir.name}") for line in progress_lines(done.stderr))
+    puzzle, _, _, start = run_dir.name.split("-")[:4]  # named by puzzle and start time
+    assert any(line.split("] ", 1)[1].startswith(f"audit {puzzle} {start}") for line in progress_lines(done.stderr))
     done = piped("results", tmp_path / "runs", "--audit", "--progress-every", 0.05, cwd=tmp_path)
     assert done.returncode == 0 and any("results: run " in line for line in progress_lines(done.stderr)), done.stderr
 
@@ -107,3 +108,20 @@ def test_an_audit_proof_made_in_parts_says_which_part_it_is_on():
     assert "reference: part 3/36 done, 12 MB" in view.plain_line()
     view({**key, "state": "done", "answer": "checked", "seconds": 1.0})
     assert "part 3/36" not in view.plain_line() and "1 done" in view.plain_line()
+
+
+def test_an_audit_progress_line_names_the_run_briefly_so_its_news_fits_80_columns():
+    """`[0:00:30] audit kingtour-2b3b9e3c41-20261201-081325: reference: part 2/144 done, 3 MB`
+    was cut at 80 columns in the middle of its news: the run is named by puzzle and start time."""
+    from smtpuzzles.auditview import ResolveProgress
+    from smtpuzzles.ticker import WIDTH
+
+    view = ResolveProgress("results/kingtour-2b3b9e3c41-20261201-081325")
+    key = {"query": "reference", "solver": "an LRAT proof"}
+    view({**key, "state": "started", "at": time.monotonic()})
+    view({**key, "state": "stage", "words": "part 112/144 done, 38 MB"})
+    line = "[0:27:30] " + view.plain_line()
+    assert line.startswith("[0:27:30] audit kingtour 081325: reference: part 112/144 done, 38 MB")
+    assert len(line) <= WIDTH, line
+    other = ResolveProgress("a-folder-of-mine-with-a-very-long-name-indeed").plain_line()
+    assert other.startswith("audit a-folder-of-mine-with-a…: ") or "…" in other.split(":")[0]
