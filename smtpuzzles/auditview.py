@@ -9,6 +9,7 @@ wins, in the order 1, 2, 4, 3, 0.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -21,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
+from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
@@ -129,22 +131,28 @@ def verdict_line(report: Report) -> Text:
 
 
 def run_audit_command(args) -> int:
-    folders = [run for p in args.run_dir for run in _runs_named(Path(p))]
     if args.jobs < 1:
         raise InputError("must be at least 1", "--jobs")
+    named = _folders_named(args.run_dir)
+    # One run folder named: its report (in JSON, one object); anything else is a table (a list).
+    single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
     solvers = tuple(dict.fromkeys(args.solver)) if args.solver else ("z3", "cvc5")
     console = Console()
     err = Console(stderr=True)
-    rows: list[tuple[Path, Report | None, str]] = []
+    rows: list[tuple[Path, Report | None, str, str]] = []
     current: list[ResolveProgress] = []
     every = 0 if err.is_terminal else getattr(args, "progress_every", EVERY)
     with Ticker(lambda: current[-1].plain_line() if current else "starting", every):
-        for folder in folders:
+        for folder, label, unreadable in named:
+            if unreadable:  # never read, so never audited: a row that says so, and exit 2
+                error = f"{folder}: the folder cannot be read ({unreadable})"
+                print(f"smtpuzzles: error: {escaped(error)}", file=sys.stderr)
+                rows.append((folder, None, error, label))
+                continue
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
-            row = _audit_one(args, folder, progress, err, solvers, len(folders))
-            rows.append(row)
-    return _print_audits(args, rows, console)
+            rows.append((*_audit_one(args, folder, progress, err, solvers, single), label))
+    return _print_audits(args, rows, console, single)
 
 
 def _brief(name: str) -> str:
@@ -156,18 +164,35 @@ def _brief(name: str) -> str:
     return name if len(name) <= 24 else name[:23] + "…"
 
 
-def _runs_named(folder: Path) -> list[Path]:
-    """The run folder named, or, for a folder that is not one but holds runs (a batch's output,
-    `runs/`), every run below it, as `smtpuzzles results` finds them; anything else as named, for
-    the audit to refuse in its own words."""
-    from smtpuzzles.results import run_folders
+def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
+    """(folder, its name in the table, why it cannot be read or "") for each run folder named, and
+    for a named folder that is not one but holds runs (a batch's output, `runs/`) each run below it
+    and each folder below it that could not be read, as `smtpuzzles results` finds them; each real
+    folder once. Anything else as named, for the audit to refuse in its own words."""
+    from smtpuzzles.results import find_runs, relative_name
 
-    if folder.is_dir() and not (folder / "run.json").exists():
-        return run_folders(folder) or [folder]
-    return [folder]
+    found: list[tuple[Path, str, str]] = []
+    seen: set[str] = set()
+    for name in names:
+        if not name:
+            raise InputError("an empty name where a run folder goes", "RUN_DIR")
+        folder = Path(name)
+        if folder.is_dir() and not (folder / "run.json").exists():
+            runs, unreadable = find_runs(folder)
+            below = [(run, relative_name(run, folder), "") for run in runs]
+            below += [(place, relative_name(place, folder), why) for place, why in unreadable]
+            entries = below or [(folder, name, "")]
+        else:
+            entries = [(folder, folder.name or name, "")]
+        for entry in entries:
+            real = os.path.realpath(entry[0])  # never raises, a loop of links included
+            if real not in seen:
+                seen.add(real)
+                found.append(entry)
+    return found
 
 
-def _audit_one(args, folder: Path, progress, err, solvers, folders: int):
+def _audit_one(args, folder: Path, progress, err, solvers, single: bool):
     """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
     busy = args.resolve or args.proof
     live = Live(progress, console=err, refresh_per_second=4, transient=True) \
@@ -182,33 +207,33 @@ def _audit_one(args, folder: Path, progress, err, solvers, folders: int):
             if live:
                 live.stop()
     except InputError as exc:
-        if folders == 1:
+        if single:
             raise
         print(f"smtpuzzles: error: {escaped(str(exc))}", file=sys.stderr)
         return folder, None, str(exc)
     return folder, report, ""
 
 
-def _print_audits(args, rows, console) -> int:
-    codes = [report.exit_code if report else 2 for _, report, _ in rows]
+def _print_audits(args, rows, console, single: bool) -> int:
+    codes = [report.exit_code if report else 2 for _, report, _, _ in rows]
     code = next(c for c in SEVERITY if c in codes)
     if args.json:
         out = [report.as_json() if report else {"run_dir": str(folder), "verdict": "unreadable", "exit": 2, "error": error}
-               for folder, report, error in rows]
-        print(json.dumps(out[0] if len(out) == 1 else out))
+               for folder, report, error, _ in rows]
+        print(json.dumps(out[0] if single else out))
         return code
-    if len(rows) == 1:
+    if single:
         console.print(report_view(rows[0][1]))
         return code
     console.print(summary_view(rows))
-    for folder, report, _ in rows:
+    for folder, report, _, _ in rows:
         if report is not None and report.exit_code:
             console.print(report_view(report))
     return code
 
 
 def summary_view(rows):
-    table = Table(title=f"audit of {len(rows)} run folders", title_justify="left", box=box.SIMPLE_HEAD,
+    table = Table(title=f"audit of {counted(len(rows), 'run folder')}", title_justify="left", box=box.SIMPLE_HEAD,
                   padding=(0, 1), pad_edge=False)
     # Fixed widths (padding included) that add up to 76 of 80 columns; a longer folder name goes on
     # over a second line rather than lose its end (the time of day tells one board's runs apart).
@@ -216,8 +241,8 @@ def summary_view(rows):
     table.add_column("puzzle", no_wrap=True, width=12)
     table.add_column("claim", no_wrap=True, width=18)
     table.add_column("audit", no_wrap=True, width=12)
-    for folder, report, error in rows:
-        name = plain(folder.resolve().name)
+    for folder, report, error, label in rows:
+        name = plain(label)
         if report is None:
             table.add_row(name, "?", "", Text("unreadable", style=VERDICT_STYLE["unreadable"]))
         else:
@@ -225,7 +250,7 @@ def summary_view(rows):
             table.add_row(name, plain(report.puzzle), plain(_short(claim, 16)),
                           Text(report.verdict, style=VERDICT_STYLE[report.verdict]))
     parts = [table]
-    if any(report is not None and report.verdict == "consistent" for _, report, _ in rows):
+    if any(report is not None and report.verdict == "consistent" for _, report, _, _ in rows):
         parts.append(Text("UNSAT answers were taken from the ledgers, not re-solved here: add --resolve",
                           style="yellow"))
     return Group(*parts)

@@ -10,7 +10,7 @@ from rich.console import Group
 from smtpuzzles import puzzles
 from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
-from smtpuzzles.shown import plain
+from smtpuzzles.shown import escaped, plain
 
 
 def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None = None) -> Group:
@@ -54,17 +54,23 @@ RUN_WIDTH = 18
 
 def run_label(relative: str, width: int = RUN_WIDTH) -> str:
     """`jobs/NAME/PUZZLE-HASH-STAMP` as `NAME HHMMSS`; a bare run folder as `PUZZLE HHMMSS`; a name
-    too long for `width` is cut before its time, which tells one job's runs apart."""
-    parts = Path(relative).parts
+    too long for `width` terminal cells (once escaped, as it is shown) is cut before its time,
+    which tells one job's runs apart."""
+    from rich.cells import cell_len, set_cell_size
+
+    parts = Path(relative).parts or (relative,)
     name = parts[-1]
     pieces = name.split("-")
     # PUZZLE-HASH10-YYYYmmdd-HHMMSS[-n]: the time of day (and the tie-break) tell runs of one job apart
-    stamp = "-".join(pieces[3:]) if len(pieces) >= 4 and pieces[2].isdigit() else name
     owner = [p for p in parts[:-1] if p != "jobs"]
+    if not (len(pieces) >= 4 and pieces[2].isdigit()):  # a folder named otherwise: that name
+        return escaped("/".join(owner[-1:] + [name]))
+    stamp = "-".join(pieces[3:])
     head = owner[-1] if owner else pieces[0]  # the job's name; the batch's folder is the table's title
-    room = width - len(stamp) - 1
-    if len(head) > room and room > 1:
-        head = head[:room - 1] + "…"
+    head, stamp = escaped(head), escaped(stamp)
+    room = width - cell_len(stamp) - 1
+    if cell_len(head) > room > 1:
+        head = set_cell_size(head, room - 1).rstrip() + "…"
     return f"{head} {stamp}"
 
 
@@ -79,12 +85,13 @@ def collect_results(folder: Path, with_audit: bool = True, progress: list | None
     if not folder.is_dir():
         raise InputError("is a file, not a folder of runs", str(folder))
     rows = []
-    found = run_folders(folder)
+    found, unreadable = find_runs(folder)
+    for run_dir, why in unreadable:  # never read: said so, not left out
+        rows.append(_row(relative_name(run_dir, folder), audit=f"unreadable: the folder cannot be read ({why})"))
     for number, run_dir in enumerate(found, 1):
         if progress is not None:  # for a log's progress line: which run of how many
-            progress[:] = [f"results: run {number} of {len(found)}, {os.path.relpath(run_dir, folder)}"]
-        row = {"run": os.path.relpath(run_dir, folder), "puzzle": "?", "instance": "", "status": "unreadable",
-               "value": None, "count": None, "count_complete": None, "unique": None, "seconds": 0.0, "audit": None}
+            progress[:] = [f"results: run {number} of {len(found)}, {relative_name(run_dir, folder)}"]
+        row = _row(relative_name(run_dir, folder))
         rows.append(row)
         try:  # the one reader of run folders: a bad folder is marked, the others are listed
             run_folder = open_run(run_dir)
@@ -105,22 +112,52 @@ def collect_results(folder: Path, with_audit: bool = True, progress: list | None
     return rows
 
 
+def _row(run: str, audit: str | None = None) -> dict:
+    return {"run": run, "puzzle": "?", "instance": "", "status": "unreadable", "value": None, "count": None,
+            "count_complete": None, "unique": None, "seconds": 0.0, "audit": audit}
+
+
+def relative_name(run_dir: Path, folder: Path) -> str:
+    """The run's folder as the table names it: below `folder`, or its own name when it is `folder`."""
+    relative = os.path.relpath(run_dir, folder)
+    return run_dir.absolute().name or str(run_dir) if relative == "." else relative
+
+
 def run_folders(folder: Path) -> list[Path]:
-    """Every folder holding a run.json below `folder`, without following symbolic links out of it."""
-    found = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        dirs.sort()
-        if "run.json" in files:
-            found.append(Path(top))
-    return sorted(found, key=_by_start)
+    """Every folder holding a run.json below `folder` (see `find_runs`)."""
+    return find_runs(folder)[0]
+
+
+def find_runs(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """(every folder holding a run.json below `folder`, in the order they started; the folders
+    below it that could not be read, each with why). A loop, not recursion (a tree thousands of
+    folders deep is walked like any other), never following a symbolic link out of the tree; an
+    unreadable folder is named, so that nothing reads as audited that was never read."""
+    runs: list[Path] = []
+    unreadable: list[tuple[Path, str]] = []
+    stack = [folder]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as listing:
+                entries = list(listing)
+            below = sorted(Path(e.path) for e in entries if e.name != "run.json" and e.is_dir(follow_symlinks=False))
+        except OSError as exc:
+            unreadable.append((top, exc.strerror or exc.__class__.__name__))
+            continue
+        if any(e.name == "run.json" for e in entries):  # whatever it is: the reader judges it
+            runs.append(top)
+        stack.extend(reversed(below))
+    return sorted(runs, key=_by_start), unreadable
 
 
 def _by_start(run_dir: Path) -> tuple:
     """A batch's jobs together, each folder's runs in the order they started: a run folder is named
-    PUZZLE-HASH-YYYYmmdd-HHMMSS[-n], and by name alone the hash would order them."""
+    PUZZLE-HASH-YYYYmmdd-HHMMSS[-n], and by name alone the hash would order them (and -10 come
+    before -2)."""
     pieces = run_dir.name.split("-")
     stamp = pieces[2:] if len(pieces) >= 4 and pieces[2].isdigit() else []
-    return run_dir.parent, stamp, run_dir.name
+    return run_dir.parent, [(0, int(x), "") if x.isdigit() and len(x) <= 20 else (1, 0, x) for x in stamp], run_dir.name
 
 
 def _describe(run: dict) -> str:

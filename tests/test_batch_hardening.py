@@ -302,10 +302,10 @@ def test_audit_of_a_batchs_folder_audits_every_run_in_it_with_whole_names(cli, t
     code, out, err = cli("audit", tmp_path / "out")
     lines = [line.strip() for line in out.splitlines()]
     assert code == 0 and "audit of 2 run folders" in out and max(map(len, out.splitlines())) <= 80
-    for run in runs:  # whole, perhaps folded: the first piece starts a row, the rest follows it
-        head = run.name[:30]
-        row = next(i for i, line in enumerate(lines) if line.startswith(head))
-        assert run.name in "".join(line.split()[0] for line in lines[row:row + 2]), lines
+    for run in runs:  # named below the folder, whole, perhaps folded: a row starts it, the next goes on
+        name = run.relative_to(tmp_path / "out").as_posix()
+        row = next(i for i, line in enumerate(lines) if line.startswith(name[:30]))
+        assert name in "".join("".join(line.split()[:1]) for line in lines[row:row + 3]), lines
     (tmp_path / "empty").mkdir()
     code, _, err = cli("audit", tmp_path / "empty")  # a folder with no runs at all is refused as before
     assert code == 2 and "not a run folder" in err
