@@ -45,12 +45,14 @@ def test_a_piped_batch_audit_and_results_print_progress_lines(tmp_path):
                     '[[job]]\nname = "six"\npuzzle = "kingtour"\nsize = 6\n')
     done = piped("batch", jobs, "--progress-every", 0.2, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert any(re.search(r"batch: \d of 2 jobs done", line) for line in progress_lines(done.stderr + done.stdout))
+    assert any(re.search(r"batch: \d of 2 jobs done", line) for line in progress_lines(done.stderr + done.stdout)), \
+        done.stderr + done.stdout
     run_dir = next(d for d in (tmp_path / "runs" / "jobs" / "six").iterdir() if (d / "run.json").is_file())
     done = piped("audit", run_dir, "--proof", "--progress-every", 0.2, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     puzzle, _, _, start = run_dir.name.split("-")[:4]  # named by puzzle and start time
-    assert any(line.split("] ", 1)[1].startswith(f"audit {puzzle} {start}") for line in progress_lines(done.stderr))
+    assert any(line.split("] ", 1)[1].startswith(f"audit {puzzle} {start}") for line in progress_lines(done.stderr)), \
+        (run_dir.name, done.stderr)
     done = piped("results", tmp_path / "runs", "--audit", "--progress-every", 0.05, cwd=tmp_path)
     assert done.returncode == 0 and any("results: run " in line for line in progress_lines(done.stderr)), done.stderr
 
