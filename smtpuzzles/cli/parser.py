@@ -133,7 +133,9 @@ def _audit_command(sub) -> None:
                                        "re-solved queries are built by today's encoder. Exit 0 clean, 1 a "
                                        "claim fails, 2 an unreadable folder, 3 a re-solve undecided, 4 a "
                                        "solver not installed.")
-    audit.add_argument("run_dir", nargs="+", metavar="RUN_DIR", help="run folders to audit (one or more)")
+    audit.add_argument("run_dir", nargs="+", metavar="RUN_DIR",
+                       help="run folders to audit (one or more), or folders of runs such as a batch's output: each "
+                            "run below them is audited, and a table is printed (with --json, a list)")
     audit.add_argument("--resolve", nargs="?", const="certificate", choices=("certificate", "all"),
                        help="also re-solve the derived refutation (certificate, the default) or every "
                             "recorded UNSAT step (all) with z3 and cvc5, each in a fresh process")
