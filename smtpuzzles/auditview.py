@@ -156,12 +156,12 @@ def run_audit_command(args) -> int:
 
 
 def _brief(name: str) -> str:
-    """A run folder's name in a progress line of 80 columns: PUZZLE-HASH-YYYYmmdd-HHMMSS as
-    `PUZZLE HHMMSS`, which leaves the line room for what is being checked; another name cut."""
-    pieces = name.split("-")
-    if len(pieces) >= 4 and pieces[2].isdigit() and len(pieces[2]) == 8:
-        return f"{pieces[0]} {'-'.join(pieces[3:])}"[:24]
-    return name if len(name) <= 24 else name[:23] + "…"
+    """A run folder's name in a progress line of 80 columns: as `results` names a run (PUZZLE
+    HHMMSS), which leaves the line room for what is being checked; another name cut."""
+    from smtpuzzles.results import run_label
+
+    label = run_label(name, width=24)
+    return label if len(label) <= 24 else label[:23] + "…"
 
 
 def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:

@@ -10,6 +10,7 @@ from rich.console import Group
 from smtpuzzles import puzzles
 from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
+from smtpuzzles.folders.runfolder import run_name
 from smtpuzzles.shown import escaped, plain
 
 
@@ -59,15 +60,14 @@ def run_label(relative: str, width: int = RUN_WIDTH) -> str:
     from rich.cells import cell_len, set_cell_size
 
     parts = Path(relative).parts or (relative,)
-    name = parts[-1]
-    pieces = name.split("-")
-    # PUZZLE-HASH10-YYYYmmdd-HHMMSS[-n]: the time of day (and the tie-break) tell runs of one job apart
     owner = [p for p in parts[:-1] if p != "jobs"]
-    if not (len(pieces) >= 4 and pieces[2].isdigit()):  # a folder named otherwise: that name
-        return escaped("/".join(owner[-1:] + [name]))
-    stamp = "-".join(pieces[3:])
-    head = owner[-1] if owner else pieces[0]  # the job's name; the batch's folder is the table's title
-    head, stamp = escaped(head), escaped(stamp)
+    named = run_name(parts[-1])
+    if named is None:  # a folder named otherwise: that name
+        return escaped("/".join(owner[-1:] + [parts[-1]]))
+    puzzle, _, time_of_day, number = named
+    # the time of day (and the same second's number) tell runs of one job apart
+    stamp = escaped(time_of_day if number == 1 else f"{time_of_day}-{number}")
+    head = escaped(owner[-1] if owner else puzzle)  # the job's name; the batch's folder is the table's title
     room = width - cell_len(stamp) - 1
     if cell_len(head) > room > 1:
         head = set_cell_size(head, room - 1).rstrip() + "…"
@@ -152,12 +152,10 @@ def find_runs(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
 
 
 def _by_start(run_dir: Path) -> tuple:
-    """A batch's jobs together, each folder's runs in the order they started: a run folder is named
-    PUZZLE-HASH-YYYYmmdd-HHMMSS[-n], and by name alone the hash would order them (and -10 come
-    before -2)."""
-    pieces = run_dir.name.split("-")
-    stamp = pieces[2:] if len(pieces) >= 4 and pieces[2].isdigit() else []
-    return run_dir.parent, [(0, int(x), "") if x.isdigit() and len(x) <= 20 else (1, 0, x) for x in stamp], run_dir.name
+    """A batch's jobs together, each folder's runs in the order they started: by name alone the
+    hash would order them (and -10 come before -2)."""
+    named = run_name(run_dir.name)
+    return run_dir.parent, named[1:] if named else (), run_dir.name
 
 
 def _describe(run: dict) -> str:

@@ -93,3 +93,15 @@ def test_labels_keep_the_time_once_escaped_and_measured_in_cells():
 
         assert cell_len(label) <= results.RUN_WIDTH, label
     assert results.run_label("my-own-folder") == "my-own-folder"
+
+
+def test_a_run_folders_name_is_read_as_the_ledger_writes_it(cli, tmp_path):
+    """From the right, so a puzzle's name may hold '-'; a renamed folder is no run name."""
+    from smtpuzzles.folders.runfolder import run_name
+
+    run = rogue_run(cli, tmp_path / "runs")
+    puzzle, date, time_of_day, number = run_name(run.name)
+    assert (puzzle, number) == ("rogue", 1) and run.name.endswith(f"-{date}-{time_of_day}")
+    assert run_name("my-game-0123456789-20261203-141640-12") == ("my-game", "20261203", "141640", 12)
+    assert run_name("a-b-99999999999999999999-1") is None and run_name("copy") is None
+    assert results.run_label("jobs/j/my-game-0123456789-20261203-141640-12") == "j 141640-12"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,19 @@ MAX_STEP_LINE = 16 * MiB
 
 GENESIS = "0" * 64
 RESULTS = ("sat", "unsat", "unknown", "interrupted")
+
+# How `Ledger.create` names a run folder: PUZZLE-HASH-YYYYmmdd-HHMMSS, with -2, -3 ... for a second
+# run started in the same second. Read from the right: a puzzle's name may hold '-'.
+_RUN_NAME = re.compile(r"(?P<puzzle>.+)-[0-9a-f]{10}-(?P<date>[0-9]{8})-(?P<time>[0-9]{6})(?:-(?P<n>[0-9]{1,4}))?")
+
+
+def run_name(name: str) -> tuple[str, str, str, int] | None:
+    """(puzzle, date, time of day, the same second's number, 1 for the first) of a folder named as
+    `Ledger.create` names runs; None for any other name (a folder a user renamed, say)."""
+    match = _RUN_NAME.fullmatch(name)
+    if match is None:
+        return None
+    return match["puzzle"], match["date"], match["time"], int(match["n"] or 1)
 
 
 MAX_JSON_VALUES = {RUN: 1_000_000, SOLUTION: 2_000_000, STEPS: 8_000_000}  # steps: the whole file
