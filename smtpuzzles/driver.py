@@ -115,7 +115,7 @@ class Recorder:
             terms = claim_terms(self.encoding.objective, claim)
             started = time.perf_counter()
             answer = None
-            if not split and self._second_guess_pending() and (limit is None or limit > SECOND_GUESS_AFTER):
+            if self._second_guess_pending() and (limit is None or limit > SECOND_GUESS_AFTER):
                 answer = self.engine.check(terms, SECOND_GUESS_AFTER)
                 if answer.status == "unknown":
                     left = None if limit is None else limit - SECOND_GUESS_AFTER
@@ -139,17 +139,19 @@ class Recorder:
 
     def _second_guess_pending(self) -> bool:
         # An engine told not to be guided (--no-guide) would ignore the guess: no brief try then.
-        return self.encoding.second_guess is not None and not self.second_guessed and \
+        return self.encoding.second_guess is not None and \
+            (self.encoding.second_guess_each_check or not self.second_guessed) and \
             self.engine.params.get("guide", True)
 
     def _guess_again(self, claim: dict, texts: list[str], answer, seconds: float, left: float | None) -> float:
         """The check was undecided after SECOND_GUESS_AFTER s under the first guess: let the
         encoding's slower search propose a second guess within the check's time left, steer by it
-        from now on (once a run: the search is not repeated), and record the brief try as the step
-        it was, its reason saying how long the search took. Returns the search's seconds."""
+        from now on (once a run, unless the encoding searches for each check), and record the brief
+        try as the step it was, its reason saying how long the search took. Returns the search's
+        seconds."""
         self.second_guessed = True
         started = time.perf_counter()
-        second = self.encoding.second_guess(left)
+        second = self.encoding.second_guess(left, claim)
         searched = time.perf_counter() - started
         if second:
             self.engine.guide(lambda: second)

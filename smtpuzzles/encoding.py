@@ -32,9 +32,12 @@ class Encoding:
     guess: Callable[[], list[Term]] | None = None
     # A slower search for a guess (seconds, not milliseconds), which the driver makes only when a
     # check is not settled within SECOND_GUESS_AFTER seconds (smtpuzzles.driver) and then tries in
-    # place of `guess`. It is given the seconds the check has left (None: no limit) and must end
-    # within them; None from it means it found nothing better. It steers like `guess`, no more.
-    second_guess: Callable[[float | None], list[Term] | None] | None = None
+    # place of `guess`. It is given the seconds the check has left (None: no limit), which it must
+    # end within, and the check's claim; None from it means it found nothing better. It steers
+    # like `guess`, no more. Asked once a run, or, with `second_guess_each_check`, once for each
+    # check that stays undecided (a search for an answer to that check's claim).
+    second_guess: Callable[[float | None, dict], list[Term] | None] | None = None
+    second_guess_each_check: bool = False
     # A quick improvement on the solver's model (its solution and the claim it answered in, guide
     # terms out, None where it finds nothing better), which the driver hands the engine as its guess
     # for the next checks: the next SAT answer then comes by propagation where the improvement

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 
 
-def sudokus(n: int, br: int, bc: int):
-    """Every n x n Sudoku with br x bc boxes, by backtracking cell by cell."""
+def sudokus(n: int, br: int, bc: int, clues=None):
+    """Every n x n Sudoku with br x bc boxes (that agrees with `clues`, rows of ints, 0 where
+    empty), by backtracking cell by cell."""
     grid = [[0] * n for _ in range(n)]
 
     def ok(r, c, d):
@@ -19,7 +20,7 @@ def sudokus(n: int, br: int, bc: int):
             yield [row[:] for row in grid]
             return
         r, c = divmod(k, n)
-        for d in range(1, n + 1):
+        for d in range(1, n + 1) if not (clues and clues[r][c]) else (clues[r][c],):
             if ok(r, c, d):
                 grid[r][c] = d
                 yield from fill(k + 1)
@@ -87,3 +88,62 @@ def clue_text(size: int, clues: dict) -> str:
     for (r, c), d in clues.items():
         rows[r][c] = str(d)
     return "\n".join("".join(row) for row in rows)
+
+
+def reachable(grids, n: int, prefix: list[int], at_least: int, starts) -> bool:
+    """Whether some grid of `grids` has a king's tour from one of `starts` that reads `prefix`,
+    then `at_least` or more (any digits after): depth-first over paths, the prefix first, then any
+    way through the cells left."""
+    steps = n * n
+
+    def around(r, c):
+        return [(r + dr, c + dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                if (dr or dc) and 0 <= r + dr < n and 0 <= c + dc < n]
+
+    def cut_off(cell, seen) -> bool:
+        """Whether some cell left cannot be reached from `cell` through cells left (then no
+        way goes through them all): a prune that only saves time."""
+        reached, todo = {cell}, [cell]
+        while todo:
+            for nxt in around(*todo.pop()):
+                if nxt not in seen and nxt not in reached:
+                    reached.add(nxt)
+                    todo.append(nxt)
+        return len(reached) - 1 < steps - len(seen)
+
+    known: dict = {}  # (cells taken, the last) -> whether a way goes on through the rest
+
+    def through(cell, seen) -> bool:
+        if len(seen) == steps:
+            return True
+        key = (frozenset(seen), cell)
+        if key not in known:
+            known[key] = False
+            if not cut_off(cell, seen):
+                for nxt in around(*cell):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        found = through(nxt, seen)
+                        seen.discard(nxt)
+                        if found:
+                            known[key] = True
+                            break
+        return known[key]
+
+    def reads(grid, cell, seen) -> bool:
+        t = len(seen) - 1  # the step `cell` was taken at
+        digit = grid[cell[0]][cell[1]]
+        if t < len(prefix):
+            if digit != prefix[t]:
+                return False
+        else:
+            return digit >= at_least and through(cell, seen)
+        for nxt in around(*cell):
+            if nxt not in seen:
+                seen.add(nxt)
+                if reads(grid, nxt, seen):
+                    return True
+                seen.discard(nxt)
+        return False
+
+    return any(reads(grid, start, {start}) for grid in grids for start in starts)

@@ -191,6 +191,8 @@ SLOW = {
     "tests/test_rules_reference.py::test_fast_brute_force_agrees_with_brute_kingtour",
     "tests/test_reference_claims.py::test_a_certified_kingtour_reference_proof_uses_the_checked_symmetry_lemma",
     "tests/test_platforms.py::test_help_examples_export_and_reading_commands_need_no_fcntl",
+    "tests/test_kingtour_reach.py::test_an_answer_exists_exactly_when_brute_force_finds_one",
+    "tests/test_kingtour_reach.py::test_each_raised_step_reads_the_largest_digit_brute_force_allows",
     "tests/test_live.py::test_show_on_a_real_interrupted_12x12_run",
 }
 

@@ -1020,13 +1020,17 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     formula = Formula.from_cnf(CNF())
     asked = []
 
-    def second_guess(left):
+    given = []
+
+    def second_guess(left, claim):
         asked.append(left)
+        given.append(claim)
         time.sleep(0.2)  # a search that takes its time: the check's limit counts it
         return [lit("plan")]
 
-    def run(script, time_limit, params=None):
-        encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model), second_guess=second_guess)
+    def run(script, time_limit, params=None, each_check=False):
+        encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model), second_guess=second_guess,
+                            second_guess_each_check=each_check)
         engine, steps = Steered(script), []
         engine.params = params or {}
         rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [],
@@ -1057,6 +1061,16 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
     outcome, steps, engine = run([sat(1), ("unknown", None)], 60, params={"guide": False})
     assert (outcome.status, asked, [s["result"] for s in steps]) == ("unknown", [], ["sat", "unknown"])
     assert [t for _, t in engine.asked] == [60, 60]
+
+    # an encoding that searches for each check's answer (kingtour's `reach`) is asked again by
+    # each check that stays undecided, and given that check's claim
+    asked.clear()
+    outcome, steps, engine = run([sat(1), ("unknown", None), sat(2), ("unknown", None), sat(3), ("unsat", None)], 60,
+                                 each_check=True)
+    assert (outcome.status, outcome.value, len(asked)) == ("optimal", 3, 2)
+    assert [s["result"] for s in steps] == ["sat", "unknown", "sat", "unknown", "sat", "unsat"]
+    assert engine.guides == [[lit("plan")]] * 2
+    assert given[-2:] == [steps[1]["claim"], steps[3]["claim"]] and steps[1]["claim"] != steps[3]["claim"]
 
 
 def test_a_solver_child_dies_with_its_parent():

@@ -14,6 +14,7 @@ from smtpuzzles.objectives import LexMax
 from smtpuzzles.symmetry import Lemma, generating_set
 
 from .board import Board, digits_text, value
+from . import reach
 from .guess import SudokuSolver, first_answer, improve
 
 # CPU seconds the first answer's walk may take per cell of the board (25.6 s on 16x16, which walks
@@ -23,6 +24,10 @@ GUESS_SECONDS_PER_CELL = 0.1
 # of the cells: a larger board's Sudoku queries cost more, and its SAT answers far more; at most
 # POLISH_SECONDS_MAX (14x14 and 16x16, against SAT answers of minutes).
 POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 10.0
+# Cells from which the polish raises each position by `reach` instead of guess.improve's search,
+# and a check undecided after 5 s is answered by `reach` where it can, within SECOND_GUESS_SECONDS.
+REACH_FROM_CELLS = 144
+SECOND_GUESS_SECONDS = 60.0
 
 
 ENCODINGS = ("onehot-sym", "onehot", "posted")
@@ -119,31 +124,59 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
 
     sudoku: list[SudokuSolver] = []
     polished: list[dict] = []
+    reached = [0]  # with `reach`: the step the last polish stopped at
 
     def polish(solution: dict, claim: dict):
         """The model's own tour with the best Sudoku along it, then larger digits sought at the
-        positions after the claim's (guess.improve): a 9x9 solve then asks the solver 9 SAT
-        questions where it asked 27, 10 more answered by the guide (encodings/kingtour.md)."""
+        positions after the claim's: on a 9x9 board by a small search around the model's tour
+        (guess.improve), where a solve then asks the solver 9 SAT questions instead of 27, 10 more
+        answered by the guide; from REACH_FROM_CELLS on, each position in turn gets the largest
+        digit the first steps and a way through can give (reach.improve), so the solver is left
+        the refutations (encodings/kingtour.md)."""
         if not sudoku:
             sudoku.append(SudokuSolver(board))
-        if polished and polished[-1] == solution:
-            return None  # the guide this polish made, answered: its next steps were tried on it already
-        better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}
-        if value(board, better) <= value(board, solution):
-            better = solution
         focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
         seconds = min(POLISH_SECONDS_9X9 * (steps / 81) ** 4, POLISH_SECONDS_MAX)
-        walked = improve(board, sudoku[0], better, focus, time.thread_time() + seconds)
+        deadline = time.thread_time() + seconds
+        by_reach = steps >= REACH_FROM_CELLS
+        if polished and polished[-1] == solution:
+            # the guide this polish made, answered: its steps up to `reached` were tried already
+            if not by_reach or reached[0] >= steps:
+                return None
+            better, focus = solution, max(focus, reached[0])
+        else:
+            better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}
+            if value(board, better) <= value(board, solution):
+                better = solution
+        if by_reach:
+            walked, reached[0] = reach.improve(board, better, focus, starts or board.cells, deadline)
+        else:
+            walked = improve(board, sudoku[0], better, focus, deadline)
         better = walked or better
         polished[:] = [better]
         return literals(better) if better is not solution else None
+
+    def answer(seconds: float | None, claim: dict):
+        """An answer to a check that stays undecided, "position i can exceed d" after the prefix
+        proved, by `reach`, or None: on 14x14 questions the solver was still on after 10 to 90
+        minutes came this way within seconds (encodings/kingtour.md, "Reach")."""
+        if claim.get("op") != "exceed" or not isinstance(claim.get("prefix"), list):
+            return None
+        if "cube" in claim:  # a split check's cube fixes the tour's first cell
+            groups = [[tuple(int(x) for x in claim["cube"][0][1:].split("_")[1:])]]
+        else:
+            groups = reach.start_groups(polished[-1] if polished else None, starts or board.cells)
+        budget = SECOND_GUESS_SECONDS if seconds is None else min(seconds, SECOND_GUESS_SECONDS)
+        found = reach.search(board, claim["prefix"], [claim["than"] + 1], groups, time.thread_time() + budget)
+        return literals(found) if isinstance(found, dict) else None
 
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
     if starts is not None:
         cnf.at_least_one([visit[0, r, c] for r, c in starts])
     return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
                     engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
-                    guess=None if any(any(row) for row in board.clues) else guess, polish=polish)
+                    guess=None if any(any(row) for row in board.clues) else guess, polish=polish,
+                    second_guess=answer if steps >= REACH_FROM_CELLS else None, second_guess_each_check=True)
 
 
 def quadrant(board: Board) -> list[tuple[int, int]]:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator
 
-import pysolvers
 from pysat.solvers import Solver
 
 from .board import Board, value
+from .reach import native
 
 # The starts kept after every start has walked a row's length: the full walks then cost a few
 # starts' worth (16x16: 1.6 s each), not all of them.
@@ -99,15 +99,8 @@ class SudokuSolver:
 
     def grid(self, assumptions: list[int]) -> list[list[int]] | None:
         """A completed grid under `assumptions`, or None if there is none."""
-        try:
-            if not self.solver.solve(assumptions=assumptions):
-                return None
-        except pysolvers.error as error:
-            # python-sat catches a Ctrl-C inside the C solver and raises its own error: let it be
-            # the Ctrl-C it was, so the run is sealed `interrupted` without a traceback.
-            if "keyboard interrupt" in str(error).lower():
-                raise KeyboardInterrupt from None
-            raise
+        if not native(self.solver.solve, assumptions=assumptions):
+            return None
         n = self.board.size
         # One digit a cell, its variables in a row: the model's true variables, in order, are the
         # grid read row by row.

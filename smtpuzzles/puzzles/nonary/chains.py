@@ -229,7 +229,7 @@ class Chains:
                 return TRUE
             return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
 
-        def second_guess(seconds: float | None) -> list[Term] | None:
+        def second_guess(seconds: float | None, claim: dict | None = None) -> list[Term] | None:
             if value(game, planner()) == len(PLAYERS):
                 return None  # the first guess frees all nine already
             deadline = None if seconds is None else time.perf_counter() + seconds

@@ -1,0 +1,248 @@
+"""An answer to one lexicographic question, found in two parts (`Reach`).
+
+"The tour reads `prefix`, then at least `digit`" speaks of the Sudoku and of the tour's first
+len(prefix) + 1 steps only: after them the tour may read anything, so it has only to get through
+every cell left. The question is therefore asked in two parts:
+
+1. the Sudoku and the tour's first steps, a small SAT query (on 14x14, 57 steps of 196 are 46,000
+   variables against the whole formula's 133,000, and no "every cell once" to make it hard);
+2. a way through the cells those steps leave, from where they end (`way_through`: a successor per
+   cell, each cycle cut as it appears).
+
+First steps with no way through are excluded, by the cells they cover and their last cell, and the
+first part is asked again. If the first part has no answer, neither has the whole question.
+
+On the 14x14 record run the SAT answers the whole formula took 500 to 5,762 s over came this way in
+under a second each (encodings/kingtour.md, "Reach"). Only a guess, as the walk is: the answer is
+handed to the engine as a guide, the solver's model is refereed like any other, and no UNSAT step
+rests on it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+import pysolvers
+from pysat.solvers import Solver
+
+from smtpuzzles.formula import CNF
+
+from .board import Board, value
+
+# Conflicts between looks at the clock: a query that overruns its deadline overruns it by this much.
+CONFLICTS_PER_LOOK = 2000
+SOLVER = "cadical195"
+# CPU seconds one way through may take before its first steps are set aside for others: cells left
+# with no way through can keep the cuts coming for minutes (14x14, "position 57 can exceed A": one
+# such set ran past 20 s; the next first steps had a way through in 0.1 s).
+WAY_SECONDS = 0.25
+
+
+class Reach:
+    """The first part for one prefix: asked again and again for the digit after it, from the
+    largest down, on one solver."""
+
+    def __init__(self, board: Board, prefix: Sequence[int], starts: Sequence[tuple[int, int]]):
+        self.board, self.prefix = board, list(prefix)
+        n, last = board.size, len(prefix)
+        cnf = CNF()
+        digit = {(r, c, k): cnf.var(f"d{r}_{c}_{k}") for r, c in board.cells for k in range(1, n + 1)}
+        visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(last + 1) for r, c in board.cells}
+        covered = {(r, c): cnf.var(f"u{r}_{c}") for r, c in board.cells}  # visited by one of the steps
+        at_least = {k: cnf.var(f"g{k}") for k in range(1, n + 1)}  # the last step reads k or more
+
+        for r, c in board.cells:  # the Sudoku
+            cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
+            if board.clues[r][c]:
+                cnf.require(digit[r, c, board.clues[r][c]])
+        for unit in board.units():
+            for k in range(1, n + 1):
+                cnf.exactly_one([digit[r, c, k] for r, c in unit])
+
+        # The first steps: one cell each, no cell twice, a king move apart, reading the prefix.
+        for t in range(last + 1):
+            cnf.exactly_one([visit[t, r, c] for r, c in board.cells])
+        for r, c in board.cells:
+            cnf.at_most_one([visit[t, r, c] for t in range(last + 1)])
+            for t in range(last + 1):
+                cnf.when([visit[t, r, c]], covered[r, c])
+                if t < last:
+                    cnf.implies(visit[t, r, c], [visit[t + 1, a, b] for a, b in board.neighbours(r, c)])
+                    cnf.implies(visit[t, r, c], [digit[r, c, self.prefix[t]]])
+            for k in range(1, n + 1):
+                cnf.implies(at_least[k], [-visit[last, r, c]] + [digit[r, c, j] for j in range(k, n + 1)])
+        cnf.at_least_one([visit[0, r, c] for r, c in starts])
+
+        self.cnf, self.visit, self.covered, self.at_least = cnf, visit, covered, at_least
+        # Whether some first steps were set aside with their way through undecided: from then on
+        # "no answer" is only "none found" (the exclusions stay for every later question).
+        self.set_aside_undecided = False
+        self.solver = Solver(name=SOLVER, bootstrap_with=cnf.clauses)
+
+    def close(self) -> None:
+        self.solver.delete()
+
+    def answer(self, at_least: int, deadline: float) -> dict | None | str:
+        """A whole answer whose tour reads the prefix, then `at_least` or more; None if there is
+        none; "unsure" if none was found but some first steps were set aside undecided; "timeout"
+        past `deadline` (thread CPU time)."""
+        board, cells, last = self.board, self.board.cells, len(self.prefix)
+        while True:
+            found = _solve(self.solver, [self.at_least[at_least]], deadline)
+            if found is not True:
+                return "unsure" if found is None and self.set_aside_undecided else found
+            true = {x for x in self.solver.get_model() if x > 0}
+            path = [next(cell for cell in cells if self.visit[t, cell[0], cell[1]] in true) for t in range(last + 1)]
+            left = set(cells) - set(path)
+            rest = way_through(board, left, path[-1], min(deadline, time.thread_time() + WAY_SECONDS))
+            if rest == "timeout":
+                if time.thread_time() >= deadline:
+                    return rest
+                self.set_aside_undecided = True
+            elif rest is not None:
+                grid = [[next(k for k in range(1, board.size + 1) if self.cnf.index[f"d{r}_{c}_{k}"] in true)
+                         for c in range(board.size)] for r in range(board.size)]
+                tour = [[0] * board.size for _ in range(board.size)]
+                for t, (r, c) in enumerate(path + rest, 1):
+                    tour[r][c] = t
+                return {"grid": grid, "tour": tour}
+            # No way through these cells from this end (or none found in time): set aside every
+            # first steps covering them and ending there.
+            self.solver.add_clause([-self.visit[last, path[-1][0], path[-1][1]]] +
+                                   [-self.covered[cell] for cell in path])
+
+
+def improve(board: Board, answer: dict, focus: int, starts: Sequence[tuple[int, int]],
+            deadline: float) -> tuple[dict | None, int]:
+    """A larger answer than `answer` (or None) and the step it stopped at: from `focus` on, each
+    step in turn reads the largest digit an answer with the digits before it can read there (as far
+    as the first part and the ways through tell within the time), so a question the driver asks
+    about a step before the one returned is answered by the guide or has no answer but maybe one the
+    search set aside."""
+    improved, current = None, answer
+    for step in range(max(focus, 1), len(board.cells)):
+        if time.thread_time() >= deadline:
+            return improved, step
+        raised = raise_at(board, current, step, starts, deadline)
+        if raised == "timeout":
+            return improved, step
+        if raised is not None:
+            improved = current = raised
+    return improved, len(board.cells)
+
+
+def raise_at(board: Board, answer: dict, step: int, starts: Sequence[tuple[int, int]], deadline: float):
+    """`answer` raised at `step`: an answer reading its first `step` digits, then the largest digit
+    found; None if none larger than its own was found; "timeout" past `deadline`."""
+    digits = value(board, answer)
+    if digits[step] == board.size:
+        return None
+    return search(board, digits[:step], range(board.size, digits[step], -1), start_groups(answer, starts), deadline)
+
+
+def search(board: Board, prefix: Sequence[int], wanted: Sequence[int], groups: Sequence[Sequence[tuple[int, int]]],
+           deadline: float):
+    """The first answer found that reads `prefix`, then at least a digit of `wanted`, asked in
+    order, its tour starting in a group of `groups`, asked in order; None if none was found;
+    "timeout" past `deadline`."""
+    for group in groups:
+        reach = Reach(board, prefix, group)
+        try:
+            for k in wanted:
+                found = reach.answer(k, deadline)
+                if found == "timeout" or isinstance(found, dict):
+                    return found
+        finally:
+            reach.close()
+    return None
+
+
+def start_groups(answer: dict | None, starts: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """`answer`'s first cell, then the other starts: past the first positions the digits read fix
+    the tour's first cells almost completely, and the first part is far smaller with one start than
+    with all (14x14, position 59: 0.1 s against 8.9 s)."""
+    first = None if answer is None else min(board_cells(answer), key=lambda cell: answer["tour"][cell[0]][cell[1]])
+    if first not in starts:
+        return [list(starts)]
+    others = [s for s in starts if s != first]
+    return [[first], others] if others else [[first]]
+
+
+def board_cells(answer: dict) -> list[tuple[int, int]]:
+    return [(r, c) for r in range(len(answer["tour"])) for c in range(len(answer["tour"]))]
+
+
+def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], deadline: float):
+    """A path of king moves from a neighbour of `end` through every cell of `left` once, as a list
+    of cells; None if there is none; "timeout" past `deadline`.
+
+    Each cell of `left` takes one predecessor (`end` or a neighbour in `left`) and has at most one
+    successor, and `end` one successor: that is a path from `end` plus, perhaps, cycles apart from
+    it. Each cycle found is cut (some move must enter its cells from outside them) and the query
+    asked again; on the 14x14 record's questions a few dozen cuts at most."""
+    if not left:
+        return []
+    order = sorted(left)
+    ids = {cell: i for i, cell in enumerate([end] + order, 1)}
+    cnf = CNF()
+    moves = {(cell, to): cnf.var(f"m{ids[cell]}_{ids[to]}")  # (from, to) -> its literal
+             for cell in [end] + order for to in board.neighbours(*cell) if to in left}
+    into = {cell: [] for cell in order}
+    out_of = {cell: [] for cell in [end] + order}
+    for (a, b), x in moves.items():
+        into[b].append(x)
+        out_of[a].append(x)
+        if (b, a) in moves and ids[a] < ids[b]:
+            cnf.not_both(x, moves[b, a])
+    for cell in order:
+        cnf.exactly_one(into[cell])
+        cnf.at_most_one(out_of[cell])
+    cnf.exactly_one(out_of[end])
+    with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
+        while True:
+            found = _solve(solver, [], deadline)
+            if found is not True:
+                return found
+            true = {x for x in solver.get_model() if x > 0}
+            after = {a: b for (a, b), x in moves.items() if x in true}
+            path, cell = [], end
+            while cell in after:
+                cell = after[cell]
+                path.append(cell)
+            if len(path) == len(left):
+                return path
+            seen = set(path)
+            # the path must go on into the cells it leaves out
+            solver.add_clause([x for (a, b), x in moves.items() if b not in seen and (a in seen or a == end)])
+            for first in order:  # every cell off the path lies on a cycle: cut each
+                if first in seen:
+                    continue
+                cycle, cell = set(), first
+                while cell not in cycle:
+                    cycle.add(cell)
+                    cell = after[cell]
+                seen |= cycle
+                solver.add_clause([x for (a, b), x in moves.items() if b in cycle and a not in cycle])
+
+
+def _solve(solver, assumptions: list[int], deadline: float):
+    """True, None (no answer) or "timeout" (thread CPU time past `deadline`)."""
+    while True:
+        if time.thread_time() >= deadline:
+            return "timeout"
+        solver.conf_budget(CONFLICTS_PER_LOOK)
+        found = native(solver.solve_limited, assumptions=assumptions)
+        if found is not None:
+            return True if found else None
+
+
+def native(call, **arguments):
+    """A python-sat solver call. python-sat catches a Ctrl-C inside the C solver and raises its own
+    error: it is let be the Ctrl-C it was, so the run is sealed `interrupted` without a traceback."""
+    try:
+        return call(**arguments)
+    except pysolvers.error as error:
+        if "keyboard interrupt" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise

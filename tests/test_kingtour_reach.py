@@ -1,0 +1,264 @@
+"""An answer to one lexicographic question in two parts (puzzles/kingtour/reach.py): the Sudoku with
+the tour's first steps, then a way through the cells left. Checked against brute force over every
+Sudoku (4x4, each box shape) or every completion of a clued 6x6, and against a depth-first search
+for the ways through; every answer it gives must pass the referee."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from brute_kingtour import best_overall, reachable, sudokus
+from smtpuzzles.puzzles import kingtour
+from smtpuzzles.puzzles.kingtour import encodings, reach
+
+SOON = 60.0  # seconds no question here comes near
+
+
+def later() -> float:
+    return time.thread_time() + SOON
+
+
+def order(board, answer):
+    return sorted(board.cells, key=lambda cell: answer["tour"][cell[0]][cell[1]])
+
+
+def readings(board, grids, count: int, seed: int) -> list[list[int]]:
+    """Numbers some answers read: the snake's, and walks of random king moves that happen to
+    cover the board, on grids brute force made."""
+    rng = random.Random(seed)
+    found = [kingtour.value(board, kingtour.snake_solution(board))]
+    n = board.size
+    while len(found) < count:
+        grid = rng.choice(grids)
+        cell, seen = rng.choice(board.cells), []
+        while cell is not None:
+            seen.append(cell)
+            free = [x for x in board.neighbours(*cell) if x not in seen]
+            cell = rng.choice(free) if free else None
+        if len(seen) == n * n:
+            found.append([grid[r][c] for r, c in seen])
+    return found
+
+
+def assert_answers(board, answer, prefix, at_least, starts):
+    assert kingtour.referee(board, answer) == []
+    digits = kingtour.value(board, answer)
+    assert digits[:len(prefix)] == prefix and digits[len(prefix)] >= at_least
+    assert order(board, answer)[0] in starts
+
+
+def clued_6x6(seed: int, blanks: int):
+    """A 6x6 board with 2x3 boxes whose clues leave a few completions, and every one of them."""
+    rng = random.Random(seed)
+    full = next(iter(sudokus(6, 2, 3)))
+    empty = set(rng.sample([(r, c) for r in range(6) for c in range(6)], blanks))
+    clues = [[0 if (r, c) in empty else full[r][c] for c in range(6)] for r in range(6)]
+    text = "\n".join("".join(str(d) if d else "." for d in row) for row in clues)
+    return kingtour.parse(6, "2x3", text), list(sudokus(6, 2, 3, clues))
+
+
+CASES = [("4x4, 2x2 boxes", lambda: (kingtour.parse(4, "2x2", None), list(sudokus(4, 2, 2)))),
+         ("4x4, 1x4 boxes", lambda: (kingtour.parse(4, "1x4", None), list(sudokus(4, 1, 4)))),
+         ("4x4, 4x1 boxes", lambda: (kingtour.parse(4, "4x1", None), list(sudokus(4, 4, 1)))),
+         ("6x6 clued", lambda: clued_6x6(1, 24))]
+
+
+@pytest.mark.parametrize("name,make", CASES, ids=[c[0] for c in CASES])
+def test_an_answer_exists_exactly_when_brute_force_finds_one(name, make):
+    """For prefixes of numbers some answers read (cut at every length), a slightly changed digit,
+    and every digit asked next, from every cell and from the symmetry lemma's starts: `Reach`
+    answers with a refereed answer that reads the prefix and at least the digit asked exactly when
+    brute force finds one, and says None (never "unsure") when it finds none."""
+    board, grids = make()
+    assert 1 < len(grids)
+    n = board.size
+    lemma_starts = sorted({min([x] + [m[x] for m in encodings.board_symmetries(board)]) for x in board.cells})
+    asked = found = 0
+    for number in readings(board, grids, 3 if n == 4 else 2, seed=n):
+        for length in range(0, n * n - 1, 2 if n == 4 else 6):
+            prefixes = [number[:length]]
+            if length:
+                changed = number[:length]
+                changed[-1] = changed[-1] % n + 1
+                prefixes.append(changed)
+            for prefix in prefixes:
+                for starts in (board.cells, lemma_starts):
+                    question = reach.Reach(board, prefix, starts)
+                    try:
+                        for at_least in range(1, n + 1):
+                            answer = question.answer(at_least, later())
+                            expected = reachable(grids, n, prefix, at_least, starts)
+                            asked += 1
+                            if expected:
+                                found += 1
+                                assert isinstance(answer, dict), (prefix, at_least, answer)
+                                assert_answers(board, answer, prefix, at_least, starts)
+                            else:
+                                assert answer is None, (prefix, at_least)
+                    finally:
+                        question.close()
+    assert 0 < found < asked  # both kinds of question were asked
+
+
+def brute_way(board, left: set, end) -> bool:
+    def cut_off(cell, seen) -> bool:  # a cell left out of reach: only saves time
+        reached, todo = {cell}, [cell]
+        while todo:
+            for nxt in board.neighbours(*todo.pop()):
+                if nxt in left and nxt not in seen and nxt not in reached:
+                    reached.add(nxt)
+                    todo.append(nxt)
+        return len(reached) - 1 < len(left) - len(seen)
+
+    def go(cell, seen):
+        if len(seen) == len(left):
+            return True
+        if cut_off(cell, seen):
+            return False
+        for nxt in board.neighbours(*cell):
+            if nxt in left and nxt not in seen:
+                seen.add(nxt)
+                if go(nxt, seen):
+                    return True
+                seen.discard(nxt)
+        return False
+
+    return go(end, set())
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_a_way_through_exists_exactly_when_a_search_finds_one(size):
+    """Random sets of cells left on small boards, and a random end: `way_through` gives a path of
+    king moves from a neighbour of the end through each cell once exactly when depth-first search
+    finds one (cycles cut as they appear never cut a path away)."""
+    board = kingtour.parse(size, f"1x{size}", None)
+    rng = random.Random(size)
+    kinds = set()
+    for _ in range(300):
+        cells = board.cells
+        end = rng.choice(cells)
+        left = {x for x in cells if x != end and rng.random() < 0.7}
+        path = reach.way_through(board, left, end, later())
+        expected = brute_way(board, left, end)
+        kinds.add(expected)
+        if expected:
+            assert sorted(path) == sorted(left)
+            for a, b in zip([end] + path, path):
+                assert b in board.neighbours(*a)
+        else:
+            assert path is None
+    assert kinds == {True, False}
+
+
+def test_each_raised_step_reads_the_largest_digit_brute_force_allows():
+    """reach.improve from the snake: the digits before the focus are kept, and each step it went
+    through reads the largest digit any answer with the digits before it reads there, so the whole
+    number is the optimum brute force finds."""
+    board = kingtour.parse(4, "2x2", None)
+    grids = list(sudokus(4, 2, 2))
+    snake = kingtour.snake_solution(board)
+    for focus in (1, 3, 8):
+        raised, stopped = reach.improve(board, snake, focus, board.cells, later())
+        assert stopped == 16
+        assert kingtour.referee(board, raised) == []
+        digits = kingtour.value(board, raised)
+        assert digits[:focus] == kingtour.value(board, snake)[:focus]
+        for step in range(focus, 16):
+            largest = max(k for k in range(1, 5) if reachable(grids, 4, digits[:step], k, board.cells))
+            assert digits[step] == largest, (focus, step)
+    assert kingtour.value(board, reach.improve(board, snake, 1, board.cells, later())[0]) == best_overall(4, 2, 2)
+
+
+def test_every_part_stops_at_its_deadline():
+    """Past the deadline each part says "timeout" at once, and improve() returns what it had and
+    the step it stopped at, so a polish never holds up a proof."""
+    board = kingtour.parse(9, "3x3", None)
+    snake = kingtour.snake_solution(board)
+    now = time.thread_time()
+    question = reach.Reach(board, kingtour.value(board, snake)[:20], board.cells)
+    try:
+        assert question.answer(9, now) == "timeout"
+    finally:
+        question.close()
+    assert reach.way_through(board, set(board.cells[1:]), board.cells[0], now) == "timeout"
+    assert reach.raise_at(board, snake, 5, board.cells, now) == "timeout"
+    assert reach.improve(board, snake, 5, board.cells, now) == (None, 5)
+    assert time.thread_time() - now < 2
+
+
+def test_first_steps_set_aside_undecided_make_the_answer_unsure(monkeypatch):
+    """A way through that runs out of its own time sets its first steps aside; if no other first
+    steps are left the question is "unsure", not "no answer", and raise_at goes on to smaller
+    digits, finding none here."""
+    board = kingtour.parse(4, "2x2", None)
+    monkeypatch.setattr(reach, "way_through", lambda board, left, end, deadline: "timeout")
+    question = reach.Reach(board, [4], board.cells)
+    try:
+        assert question.answer(1, later()) == "unsure"
+        assert question.answer(4, later()) == "unsure"
+    finally:
+        question.close()
+    assert reach.raise_at(board, kingtour.snake_solution(board), 1, board.cells, later()) is None
+
+
+@pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3")])
+def test_a_run_polished_by_reach_finds_the_optimum(cli, monkeypatch, size, box):
+    """With the polish raising by `reach` from the first board size up (as on 14x14 and larger), a
+    whole proof still ends on brute force's optimum (4x4) or the seed's (6x6), guided answers among
+    its SAT steps."""
+    from conftest import SEED_CASES
+    import json
+    from pathlib import Path
+
+    monkeypatch.setattr(encodings, "REACH_FROM_CELLS", 16)
+    result = cli.solve_json("kingtour", "--size", size, "--box", box)
+    assert result["status"] == "optimal"
+    if size == 4:
+        assert [int(d) for d in result["value"]] == best_overall(4, 2, 2)
+    else:
+        assert result["value"].startswith(SEED_CASES["kingtour"]["best_prefix_6x6"])
+    steps = [json.loads(line) for line in (Path(result["run_dir"]) / "steps.jsonl").read_text().splitlines()]
+    assert any(s["result"] == "sat" and s.get("stats", {}).get("guided") for s in steps[1:])
+
+
+def test_the_second_guess_answers_the_claim_asked_or_says_none(monkeypatch):
+    """From REACH_FROM_CELLS up, a check undecided for 5 s asks the encoding for an answer to its
+    own claim: for "position i can exceed d" after a prefix, literals of an answer that the engine
+    then finds by propagation alone (a guided SAT answer that meets the claim) exactly when brute
+    force finds one; None where it finds none and for other claims. Below it there is none."""
+    from smtpuzzles.engines import make_engine
+    from smtpuzzles.objectives import claim_terms
+
+    board = kingtour.parse(4, "2x2", None)
+    assert kingtour.encode(board).second_guess is None
+    monkeypatch.setattr(encodings, "REACH_FROM_CELLS", 16)
+    encoding = kingtour.encode(board)
+    assert encoding.second_guess_each_check
+    grids = list(sudokus(4, 2, 2))
+    lemma_starts = sorted({min([x] + [m[x] for m in encodings.board_symmetries(board)]) for x in board.cells})
+    engine = make_engine("sat", encoding.formula)
+    seen = set()
+    for number in readings(board, grids, 4, seed=3):
+        for pos, change in [(2, 0), (5, 0), (9, 0), (5, 1), (9, 2)]:
+            prefix = number[:pos]
+            prefix[-1] = (prefix[-1] + change - 1) % 4 + 1
+            for than in range(0, 4):
+                claim = {"op": "exceed", "pos": pos, "prefix": prefix, "than": than}
+                terms = encoding.second_guess(None, claim)
+                expected = reachable(grids, 4, prefix, than + 1, lemma_starts)
+                seen.add(expected)
+                if not expected:
+                    assert terms is None, claim
+                    continue
+                engine.guide(lambda: terms)
+                answer = engine.check(claim_terms(encoding.objective, claim), None)
+                assert answer.status == "sat" and answer.stats.get("guided") == 1, claim
+                solution = encoding.decode(answer.model)
+                assert kingtour.referee(board, solution) == []
+                digits = kingtour.value(board, solution)
+                assert digits[:pos] == prefix and digits[pos] > than
+    assert seen == {True, False}
+    assert encoding.second_guess(None, {"op": "beats", "best": [4] * 16}) is None
