@@ -183,12 +183,12 @@ class LiveRun:
 def read_live(path: Path, now: float | None = None) -> LiveRun:
     """A run folder's progress, read without its lock (a writer may hold it) through the one
     reader, which leaves out a half-written last line of a running run."""
-    from smtpuzzles.folders.runfolder import STEPS, open_run
+    from smtpuzzles.folders.runfolder import open_run, steps_name
 
     folder = open_run(Path(path))
-    progress = summarise(folder.steps, folder.run.get("objective"), str(folder.path / STEPS))
+    progress = summarise(folder.steps, folder.run.get("objective"), folder.steps_where)
     try:
-        written = os.stat(folder.path / STEPS, follow_symlinks=False).st_mtime
+        written = os.stat(folder.path / steps_name(folder.path), follow_symlinks=False).st_mtime
         last_write = max(0.0, (time.time() if now is None else now) - written)
     except OSError:
         last_write = None

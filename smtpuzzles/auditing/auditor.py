@@ -165,7 +165,7 @@ def _check_models(report: Report, folder, rules: Rules):
     solution, value), and the values of every model anywhere that passes the referee (any step's,
     whatever its result, and solution.json's): each is a witness a claim must not contradict."""
     bad, good, witnesses = 0, [], []
-    where = str(folder.path / "steps.jsonl")
+    where = folder.steps_where
 
     def broken(text: str) -> None:
         nonlocal bad
@@ -329,7 +329,7 @@ def _check_lemma(report: Report, folder, enc) -> None:
 def _split_problems(folder, enc, step: dict) -> list[str]:
     """A claim refuted by cubes: each listed step an UNSAT answer to the claim under one cube, with
     today's assumptions, and the cubes covering every case of today's formula."""
-    claim, where = step["claim"], str(folder.path / "steps.jsonl")
+    claim, where = step["claim"], folder.steps_where
     cubes = []
     for index in step["cubes"]:  # earlier steps (the reader checks that), each at its index
         cube_step = folder.steps[index]
@@ -362,7 +362,7 @@ def _check_drift(report: Report, folder, enc, digest, document: str) -> None:
         drift.append(f"the run recorded a {run['objective'][:20]} objective, the encoder has {enc.objective.kind}")
     if run["base"]["sha256"] != enc.formula.sha256 or digest[0] == "larger":
         drift.append("today's encoder writes a different base formula")
-    where = str(folder.path / "steps.jsonl")
+    where = folder.steps_where
     for step in folder.steps:
         texts = recorded_query_texts(enc, step["claim"], f"{where} line {step['index'] + 1}")
         if texts != step["assumptions"]:
@@ -390,14 +390,14 @@ def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, 
     queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
     split = cube_steps(folder, claim) if claim is not None else None
     if split:  # refuted cube by cube: each cube's query, as today's encoder builds it, is re-solved
-        where = str(folder.path / "steps.jsonl")
+        where = folder.steps_where
         for step in split:
             terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
             queries[canonical_json(step["claim"])] = (f"cube {' '.join(step['claim']['cube'])[:30]}", enc.formula.query(terms))
     elif claim is not None:
         queries[canonical_json(claim)] = ("certificate", query)  # built once, by _check_claims
     if resolve == "all":
-        where = str(folder.path / "steps.jsonl")
+        where = folder.steps_where
         for step in folder.steps:
             key = canonical_json(step["claim"])
             if step["result"] == "unsat" and step.get("by") != "cubes" and key not in queries:  # cubes: their own steps

@@ -140,7 +140,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
     from smtpuzzles.proofs import proof as proofs
 
     tell = progress or (lambda event: None)
-    where = str(folder.path / "steps.jsonl")
+    where = folder.steps_where
     done = {canonical_json(claim)} if claim is not None else set()
     proved = 0
     for step in folder.steps:

@@ -166,6 +166,7 @@ class GzLines:
         self._chunks = _gz_chunks(folder, name, what)
         self._digest, self.length = hashlib.sha256(), 0
         self.missing = False
+        self.unterminated = False  # the text's last line had no newline
         first = next(self._chunks)
         if first is None:
             self.missing = True
@@ -204,6 +205,7 @@ class GzLines:
                 break
             chunks = [chunk]
         if pending:
+            self.unterminated = True
             yield pending
 
     def finish(self) -> str:

@@ -187,6 +187,9 @@ class Ledger:
         try:
             # The one reader of run folders, as the audit reads them: schema, caps and hash chain.
             run = runfolder.read_run_json(run_dir)
+            if runfolder.steps_name(run_dir) == runfolder.STEPS_GZ:
+                raise LedgerError(f"its ledger is published compressed ({runfolder.STEPS_GZ}) and is never "
+                                  "written to; nothing to resume", str(run_dir))
             if run["status"] in ANSWERED:
                 # Another writer may have finished it between the caller's look and our lock.
                 raise LedgerError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))

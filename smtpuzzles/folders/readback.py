@@ -61,7 +61,7 @@ def same_json(a, b) -> bool:
 def check_replayable(folder, rules: Rules) -> None:
     """A resume replays recorded models as answers, so each must pass the referee and have the value
     recorded with it (recorded UNSAT answers are replayed on trust, as the README says)."""
-    where = str(folder.path / "steps.jsonl")
+    where = folder.steps_where
     for step in folder.steps:
         if step["result"] == "sat":
             problems, worth = rules.judge(step["solution"], f"{where} line {step['index'] + 1}")

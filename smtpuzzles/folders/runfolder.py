@@ -35,6 +35,10 @@ from smtpuzzles.folders.statuses import STATUSES
 # recorded path can never point outside the folder.
 RUN, STEPS, SOLUTION, BASE, CERTIFICATE, INPUT = (
     "run.json", "steps.jsonl", "solution.json", "base.smt2.gz", "certificate.smt2.gz", "input.txt")
+# A finished run's ledger may be published gzip-compressed in its place (the same lines: the hash
+# chain and the seal hash the text, never the bytes), so that results/ holds more records; such a
+# ledger is read like the plain one, under the same caps, and never written to.
+STEPS_GZ = "steps.jsonl.gz"
 # A stored clausal proof of the certificate's claim (`smtpuzzles certify`): the query as DIMACS and
 # an LRAT proof, both gzip.
 DIMACS, PROOF = "certificate.cnf.gz", "proof.lrat.gz"
@@ -266,41 +270,76 @@ class StepsRead:
     torn_tail: bool  # the last line was cut off mid-write (a kill), not edited; it is left out
 
 
-def read_steps(folder: Path, genesis: str) -> StepsRead:
-    """steps.jsonl, its hash chain checked from `genesis` and every line against the schema."""
-    where = str(folder / STEPS)
+def steps_name(folder: Path) -> str:
+    """The ledger's file name: steps.jsonl, or a published run's steps.jsonl.gz (never both)."""
+    if (folder / STEPS_GZ).exists() or (folder / STEPS_GZ).is_symlink():
+        if (folder / STEPS).exists() or (folder / STEPS).is_symlink():
+            raise LedgerError(f"holds both {STEPS} and {STEPS_GZ}; a run has one ledger", str(folder))
+        return STEPS_GZ
+    return STEPS
+
+
+def _plain_lines(folder: Path, where: str):
+    """(line without its newline, whether the newline was there) of steps.jsonl, capped."""
     handle = open_regular(folder, STEPS, "steps.jsonl")
     if handle is None:
         raise LedgerError("file is missing", where)
-    steps, prev, torn = [], genesis, False
     with handle:
         if os.fstat(handle.fileno()).st_size > MAX_STEPS_FILE:
             raise LedgerError(f"larger than {MAX_STEPS_FILE // MiB} MiB; refusing to read it", where)
-        total, budget = 0, MAX_JSON_VALUES[STEPS]
+        total = 0
         for number in range(1, 1 << 62):
             line = handle.readline(MAX_STEP_LINE + 1)
             if not line:
-                break
+                return
             total += len(line)
             if total > MAX_STEPS_FILE:
                 raise LedgerError(f"larger than {MAX_STEPS_FILE // MiB} MiB; refusing to read it", where)
             if not line.endswith(b"\n"):
                 if len(line) > MAX_STEP_LINE:
                     raise LedgerError(f"line {number} is longer than {MAX_STEP_LINE // MiB} MiB", where)
-                torn = True  # no newline at the end: the writer died inside this line
-                break
-            line = line[:-1]
-            budget -= json_values(line)
-            if budget < 0:
-                raise LedgerError(f"holds more than {MAX_JSON_VALUES[STEPS]:,} JSON values; refusing to read on "
-                                  f"(line {number})", where)
-            step = check_step(parse_json(line, f"{where} line {number}", MAX_STEP_VALUES), number, where)
-            if step["prev"] != prev:
-                raise LedgerError(f"line {number}: hash chain broken (step edited, removed or moved)", where)
-            if step["index"] != number - 1:
-                raise LedgerError(f"line {number}: step index {step['index']} where {number - 1} was due", where)
-            steps.append(step)
-            prev = hashlib.sha256(line).hexdigest()
+                yield line, False
+                return
+            yield line[:-1], True
+
+
+def _gz_lines(folder: Path, where: str):
+    """The same of steps.jsonl.gz, read as a stream under the same caps on its text."""
+    lines = GzLines(folder, STEPS_GZ, MAX_STEPS_FILE, MAX_STEP_LINE, "steps.jsonl.gz")
+    if lines.missing:
+        raise LedgerError("file is missing", where)
+    held = None
+    for line in lines:
+        if held is not None:
+            yield held, True
+        held = line
+    if held is not None:
+        yield held, not lines.unterminated
+
+
+def read_steps(folder: Path, genesis: str) -> StepsRead:
+    """steps.jsonl (or a published run's steps.jsonl.gz), its hash chain checked from `genesis`
+    and every line against the schema."""
+    name = steps_name(folder)
+    where = str(folder / name)
+    steps, prev, torn = [], genesis, False
+    budget = MAX_JSON_VALUES[STEPS]
+    lines = _plain_lines(folder, where) if name == STEPS else _gz_lines(folder, where)
+    for number, (line, ended) in enumerate(lines, 1):
+        if not ended:
+            torn = True  # no newline at the end: the writer died inside this line
+            break
+        budget -= json_values(line)
+        if budget < 0:
+            raise LedgerError(f"holds more than {MAX_JSON_VALUES[STEPS]:,} JSON values; refusing to read on "
+                              f"(line {number})", where)
+        step = check_step(parse_json(line, f"{where} line {number}", MAX_STEP_VALUES), number, where)
+        if step["prev"] != prev:
+            raise LedgerError(f"line {number}: hash chain broken (step edited, removed or moved)", where)
+        if step["index"] != number - 1:
+            raise LedgerError(f"line {number}: step index {step['index']} where {number - 1} was due", where)
+        steps.append(step)
+        prev = hashlib.sha256(line).hexdigest()
     return StepsRead(steps, prev, torn)
 
 
@@ -350,6 +389,11 @@ class RunFolder:
         return self.run["status"] != "running"
 
     @property
+    def steps_where(self) -> str:
+        """The ledger's path, as messages name it."""
+        return str(self.path / steps_name(self.path))
+
+    @property
     def solution(self) -> dict | None:
         return self.saved["solution"] if self.saved else None
 
@@ -382,7 +426,7 @@ def open_run(folder: Path) -> RunFolder:
     run = read_run_json(folder)
     read = read_steps(folder, run["instance_sha256"])
     if run["status"] != "running" and (read.torn_tail or seal_problem(run, read)):
-        raise LedgerError(SEALED.format(sealed=run["steps"], held=len(read.steps)), str(folder / STEPS))
+        raise LedgerError(SEALED.format(sealed=run["steps"], held=len(read.steps)), str(folder / steps_name(folder)))
     raw = read_capped(folder, SOLUTION, MAX_SOLUTION_JSON, "solution.json", required=False)
     saved = None if raw is None else check_saved_solution(parse_json(raw, str(folder / SOLUTION), MAX_JSON_VALUES[SOLUTION]),
                                                           str(folder / SOLUTION))

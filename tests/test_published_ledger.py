@@ -1,0 +1,100 @@
+"""A finished run's ledger published gzip-compressed (steps.jsonl.gz, the same lines): read by the one
+reader of run folders like the plain one and under the same caps, refused beside a plain one, and
+never written to."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.folders import runfolder
+
+
+def finished_run(cli) -> Path:
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    return Path(result["run_dir"])
+
+
+def publish(run_dir: Path) -> bytes:
+    """steps.jsonl -> steps.jsonl.gz, as scripts/compact_results.py does; the text."""
+    text = (run_dir / "steps.jsonl").read_bytes()
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(text))
+    (run_dir / "steps.jsonl").unlink()
+    return text
+
+
+def test_a_compressed_ledger_audits_shows_and_lists_as_the_plain_one(cli):
+    run_dir = finished_run(cli)
+    code, plain_audit, err = cli("audit", run_dir, "--json")
+    assert code == 0, err
+    _, plain_show, _ = cli("show", run_dir)
+    publish(run_dir)
+    code, packed_audit, err = cli("audit", run_dir, "--json")
+    assert code == 0, err
+    assert json.loads(packed_audit)["verdict"] == json.loads(plain_audit)["verdict"] == "consistent"
+    code, packed_show, _ = cli("show", run_dir)
+    assert code == 0 and packed_show == plain_show
+    code, listed, err = cli("results", run_dir.parent, "--audit")
+    assert code == 0 and "consistent" in listed, err
+
+
+def test_a_ledger_in_both_forms_is_refused_in_one_line(cli):
+    run_dir = finished_run(cli)
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress((run_dir / "steps.jsonl").read_bytes()))
+    for command in (("audit", run_dir), ("show", run_dir)):
+        code, _, err = cli(*command)
+        assert code == 2 and "holds both steps.jsonl and steps.jsonl.gz" in one_error_line(err), command
+
+
+def test_an_edited_or_cut_compressed_ledger_is_named_in_one_line(cli):
+    run_dir = finished_run(cli)
+    text = publish(run_dir)
+    lines = text.splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"unsat"', b'"sat"') if b'"unsat"' in lines[1] else lines[1].replace(b'"sat"', b'"unsat"')
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(b"".join(lines)))
+    code, _, err = cli("audit", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and "steps.jsonl.gz" in line and "line 2" in line, line
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(text)[:-12])  # the gzip stream cut off
+    code, _, err = cli("audit", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and "steps.jsonl.gz" in line and "cut off" in line, line
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(text[:-1]))  # the last newline gone: a torn line
+    code, _, err = cli("audit", run_dir)
+    assert code == 2 and "seals" in one_error_line(err)
+
+
+def test_a_compressed_ledger_that_expands_past_the_cap_is_refused(cli, monkeypatch):
+    """A few KB of gzip can expand to gigabytes: the text is read as a stream and refused at the
+    steps file's cap, as a plain file of that size is."""
+    run_dir = finished_run(cli)
+    publish(run_dir)
+    run = json.loads((run_dir / "run.json").read_text())
+    monkeypatch.setattr(runfolder, "MAX_STEPS_FILE", 2000)
+    with pytest.raises(LedgerError, match="expands past 2,000 bytes"):
+        runfolder.read_steps(run_dir, run["instance_sha256"])
+    monkeypatch.undo()
+    bomb = gzip.compress(b" " * (80 * 2 ** 20))  # one line of 80 MiB, 80 KB compressed
+    assert len(bomb) < 200_000
+    (run_dir / "steps.jsonl.gz").write_bytes(bomb)
+    code, _, err = cli("audit", run_dir)
+    assert code == 2 and "has a line longer than 16,777,216 bytes" in one_error_line(err)
+
+
+def test_a_run_with_a_compressed_ledger_is_never_resumed(cli):
+    """Only finished runs are published compressed; even one marked unfinished is not resumed (its
+    ledger would be written beside the compressed one), in one line, and nothing is changed."""
+    code, out, err = cli("solve", "kingtour", "--size", 9, "--box", "3x3", "--time-limit", "0.05", "--json",
+                         "--out", cli.tmp_path / "runs")
+    assert code == 3, err
+    run_dir = Path(json.loads(out)["run_dir"])
+    publish(run_dir)
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir)
+    assert code == 2 and "published compressed" in one_error_line(err)
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
