@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 from pysat.solvers import Solver
 
 from .board import Board, value
-from .reach import native
+from .reach import native, probe, take, untake
 
 # The starts kept after every start has walked a row's length: the full walks then cost a few
 # starts' worth (16x16: 1.6 s each), not all of them.
@@ -125,25 +125,25 @@ class _Path:
         self.fixed: list[int] = []  # the digits along the path, as the Sudoku solver's literals
 
     def take(self, q: int, k: int) -> None:
-        _take(self.around, self.free, self.ways, q)
+        take(self.around, self.free, self.ways, q)
         self.path.append(q)
         self.fixed.append(self.sudoku.var(*self.cells[q], k))
 
     def probe(self, q: int) -> list[int] | None:
-        return _probe(self.around, self.free, self.ways, q)
+        return probe(self.around, self.free, self.ways, q)
 
     def probe_after(self, q: int) -> list[int] | None:
         """The probe's way through the free cells if the path went on to `q`, the path unchanged."""
-        _take(self.around, self.free, self.ways, q)
+        take(self.around, self.free, self.ways, q)
         try:
             return [] if len(self.path) + 1 == len(self.cells) else self.probe(q)
         finally:
-            _untake(self.around, self.free, self.ways, q)
+            untake(self.around, self.free, self.ways, q)
 
     def back_to(self, length: int) -> None:
         """Undo the path's steps past its first `length` cells."""
         while len(self.path) > length:
-            _untake(self.around, self.free, self.ways, self.path.pop())
+            untake(self.around, self.free, self.ways, self.path.pop())
             self.fixed.pop()
 
     def offers(self, grid, above: int = 0) -> Iterator[tuple]:
@@ -179,14 +179,14 @@ class _Path:
         n, cells, grid = self.board.size, self.cells, None
         while True:
             for k, _, q, completed in offers:
-                _take(self.around, self.free, self.ways, q)
+                take(self.around, self.free, self.ways, q)
                 if len(self.path) + 1 == len(cells):
                     rest = []
                 else:
                     rest = through[1:] if through and through[0] == q else self.probe(q)
                 if rest is not None:
                     break
-                _untake(self.around, self.free, self.ways, q)
+                untake(self.around, self.free, self.ways, q)
             else:
                 return None
             self.path.append(q)
@@ -313,47 +313,3 @@ def _raise_step(board: Board, sudoku: SudokuSolver, answer: dict, step: int, bac
     for q in path[len(walking.path):]:
         walking.take(q, digits[len(walking.path)])
     return walking.go([offer], None, deadline, whole_at_deadline=True)  # a raise found is kept
-
-
-def _take(around, free, ways, q: int) -> None:
-    free[q] = 0
-    for u in around[q]:
-        ways[u] -= 1
-
-
-def _untake(around, free, ways, q: int) -> None:
-    free[q] = 1
-    for u in around[q]:
-        ways[u] += 1
-
-
-def _probe(around, free, ways, end: int) -> list[int] | None:
-    """A path from `end` through every free cell by Warnsdorff's rule (the move with the fewest
-    ways on), or None where the rule gets stuck under each of its tie-breaks (the lower cell, the
-    higher, the one nearer the board's edge); `free` and `ways` are left as they were. ways[u]
-    counts u's free neighbours."""
-    side = round(len(free) ** 0.5)
-    edge = [min(i // side, i % side, side - 1 - i // side, side - 1 - i % side) for i in range(len(free))]
-    for tie in (lambda q: q, lambda q: -q, lambda q: (edge[q], q)):
-        found = _warnsdorff(around, free, ways, end, tie)
-        if found is not None:
-            return found
-    return None
-
-
-def _warnsdorff(around, free, ways, end: int, tie) -> list[int] | None:
-    taken: list[int] = []
-    p = end
-    try:
-        while True:
-            moves = [q for q in around[p] if free[q]]
-            if not moves:
-                break
-            q = min(moves, key=lambda q: (ways[q], tie(q)))
-            _take(around, free, ways, q)
-            taken.append(q)
-            p = q
-        return taken if not any(free) else None
-    finally:
-        for q in reversed(taken):
-            _untake(around, free, ways, q)

@@ -177,12 +177,23 @@ def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], 
     """A path of king moves from a neighbour of `end` through every cell of `left` once, as a list
     of cells; None if there is none; "timeout" past `deadline`.
 
-    Each cell of `left` takes one predecessor (`end` or a neighbour in `left`) and has at most one
-    successor, and `end` one successor: that is a path from `end` plus, perhaps, cycles apart from
-    it. Each cycle found is cut (some move must enter its cells from outside them) and the query
-    asked again; on the 14x14 record's questions a few dozen cuts at most."""
+    Warnsdorff's rule is tried first. Then each cell of `left` takes one predecessor (`end` or a
+    neighbour in `left`) and has at most one successor, and `end` one successor: that is a path
+    from `end` plus, perhaps, cycles apart from it. Each cycle found is cut (some move must enter
+    its cells from outside them), and so is the path (it must go on into the cells it leaves out),
+    and the query asked again; on the 14x14 record's questions a few dozen rounds at most."""
     if not left:
         return []
+    if time.thread_time() >= deadline:
+        return "timeout"
+    # Warnsdorff's rule first: through a large open region it finds a way at once, where the cuts
+    # would take many rounds (15x15, position 7: undecided after 0.25 s by cuts alone).
+    ids = {cell: i for i, cell in enumerate(board.cells)}
+    around = [[ids[x] for x in board.neighbours(*cell)] for cell in board.cells]
+    free = bytearray(cell in left for cell in board.cells)
+    quick = probe(around, free, [sum(free[u] for u in near) for near in around], ids[end])
+    if quick is not None:
+        return [board.cells[q] for q in quick]
     order = sorted(left)
     ids = {cell: i for i, cell in enumerate([end] + order, 1)}
     cnf = CNF()
@@ -246,3 +257,48 @@ def native(call, **arguments):
         if "keyboard interrupt" in str(error).lower():
             raise KeyboardInterrupt from None
         raise
+
+
+# ------------------------------------------------------------- ways through by Warnsdorff's rule
+def take(around, free, ways, q: int) -> None:
+    free[q] = 0
+    for u in around[q]:
+        ways[u] -= 1
+
+
+def untake(around, free, ways, q: int) -> None:
+    free[q] = 1
+    for u in around[q]:
+        ways[u] += 1
+
+
+def probe(around, free, ways, end: int) -> list[int] | None:
+    """A path from `end` through every free cell by Warnsdorff's rule (the move with the fewest
+    ways on), or None where the rule gets stuck under each of its tie-breaks (the lower cell, the
+    higher, the one nearer the board's edge); `free` and `ways` are left as they were. ways[u]
+    counts u's free neighbours."""
+    side = round(len(free) ** 0.5)
+    edge = [min(i // side, i % side, side - 1 - i // side, side - 1 - i % side) for i in range(len(free))]
+    for tie in (lambda q: q, lambda q: -q, lambda q: (edge[q], q)):
+        found = _warnsdorff(around, free, ways, end, tie)
+        if found is not None:
+            return found
+    return None
+
+
+def _warnsdorff(around, free, ways, end: int, tie) -> list[int] | None:
+    taken: list[int] = []
+    p = end
+    try:
+        while True:
+            moves = [q for q in around[p] if free[q]]
+            if not moves:
+                break
+            q = min(moves, key=lambda q: (ways[q], tie(q)))
+            take(around, free, ways, q)
+            taken.append(q)
+            p = q
+        return taken if not any(free) else None
+    finally:
+        for q in reversed(taken):
+            untake(around, free, ways, q)
