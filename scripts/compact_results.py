@@ -2,7 +2,9 @@
 same text (each file's text is hashed in its run.json, never its compressed bytes), 12-18% fewer
 bytes, so the published records keep within the 50 MB that results/ may hold. A finished run's
 ledger (status optimal, never resumed again) is published as steps.jsonl.gz, the same lines: the
-14x14 record's 3.3 MB of steps take about 0.2 MB.
+14x14 record's 3.3 MB of steps take about 0.2 MB; and its closing certificate, the base formula
+plus the closing step's assertions and check-sat, is left out once that is checked here (the audit
+builds it itself, and so can anyone from the folder).
 
   pip install zopfli && python scripts/compact_results.py [--iterations N]
 
@@ -65,10 +67,26 @@ def main() -> int:
 
 
 def compress_finished_ledger(folder: Path, compressor, iterations: int) -> int:
-    """steps.jsonl -> steps.jsonl.gz for a run that finished optimal; the bytes saved."""
+    """steps.jsonl -> steps.jsonl.gz for a run that finished optimal, and its certificate left out
+    where it is exactly the base formula plus the closing step's assertions (so anyone rebuilds it
+    from the folder, and the audit builds it itself); the bytes saved."""
     plain = folder / "steps.jsonl"
-    if not plain.is_file() or json.loads((folder / "run.json").read_text())["status"] != "optimal":
+    run = json.loads((folder / "run.json").read_text())
+    if not plain.is_file() or run["status"] != "optimal":
         return 0
+    saved = 0
+    certificate = folder / "certificate.smt2.gz"
+    if certificate.is_file() and "certificate" in run:
+        closing = json.loads(plain.read_text().splitlines()[run["certificate"]["step"]])
+        with gzip.open(folder / "base.smt2.gz") as base:
+            rebuilt = base.read(MAX_TEXT).decode() + "".join(f"(assert {a})\n" for a in closing["assumptions"]) + \
+                "(check-sat)\n(exit)\n"
+        with gzip.open(certificate) as stored:
+            if stored.read(MAX_TEXT).decode() == rebuilt:
+                saved += certificate.stat().st_size
+                certificate.unlink()
+                print(f"{str(certificate.relative_to(RESULTS)):60} left out: the base plus step "
+                      f"{closing['index']}'s assertions")
     text = plain.read_bytes()
     packed = compressor.compress(text, numiterations=iterations)
     if gzip.decompress(packed) != text:
@@ -79,7 +97,7 @@ def compress_finished_ledger(folder: Path, compressor, iterations: int) -> int:
     os.replace(tmp, folder / "steps.jsonl.gz")
     plain.unlink()
     print(f"{str(plain.relative_to(RESULTS)):60} {len(text):>10,} -> {len(packed):>10,} bytes (steps.jsonl.gz)")
-    return len(text) - len(packed)
+    return saved + len(text) - len(packed)
 
 
 if __name__ == "__main__":

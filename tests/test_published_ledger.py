@@ -1,6 +1,7 @@
 """A finished run's ledger published gzip-compressed (steps.jsonl.gz, the same lines): read by the one
 reader of run folders like the plain one and under the same caps, refused beside a plain one, and
-never written to."""
+never written to; such a published run may leave out its certificate, which is the base formula
+plus the closing step's assertions."""
 
 from __future__ import annotations
 
@@ -98,3 +99,28 @@ def test_a_run_with_a_compressed_ledger_is_never_resumed(cli):
     code, _, err = cli("solve", "kingtour", "--resume", run_dir)
     assert code == 2 and "published compressed" in one_error_line(err)
     assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
+
+
+def test_a_published_run_may_leave_out_its_certificate_which_is_the_base_plus_the_claim(cli):
+    """The certificate is rebuilt here from the folder's own files, without the project's code: the
+    base formula's text, the closing step's assertions, check-sat. Left out of a published run, the
+    audit still finds the claim consistent, saying so; in a plain (running or resumable) folder its
+    absence stays a failed claim; and run.json must still name the hash of that query."""
+    run_dir = finished_run(cli)
+    run = json.loads((run_dir / "run.json").read_text())
+    closing = json.loads((run_dir / "steps.jsonl").read_text().splitlines()[run["certificate"]["step"]])
+    rebuilt = gzip.decompress((run_dir / "base.smt2.gz").read_bytes()).decode() + \
+        "".join(f"(assert {a})\n" for a in closing["assumptions"]) + "(check-sat)\n(exit)\n"
+    assert gzip.decompress((run_dir / "certificate.smt2.gz").read_bytes()).decode() == rebuilt
+    (run_dir / "certificate.smt2.gz").unlink()
+    code, out, _ = cli("audit", run_dir, "--json")
+    assert code == 1 and "certificate.smt2.gz) is missing" in out  # plain ledger: a failed claim
+    publish(run_dir)
+    code, out, err = cli("audit", run_dir, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "consistent", err
+    assert "left out of this published run" in out and "the certificate's hash" in json.dumps(report["evidence"])
+    run["certificate"]["sha256"] = "0" * 64
+    (run_dir / "run.json").write_text(json.dumps(run))
+    code, out, _ = cli("audit", run_dir, "--json")
+    assert code == 1 and "names another claim, step or query" in out
