@@ -59,6 +59,7 @@ class Recorder:
         self.cubes = cubes
         self.cube_runner = cube_runner
         self.split_after = split_after  # seconds the whole check may take before it is split (0: at once)
+        self.refuted: dict[str, int] = {}  # each refuted claim (canonical JSON) -> its step
 
     @property
     def engine(self):
@@ -196,7 +197,7 @@ class Recorder:
         elif answer.get("reason"):
             step["reason"] = answer["reason"]
         step = self.record(step)
-        self.on_step(step)
+        self._told(step)
         return step, answer["status"], solution, value
 
     def _check_cubes(self, claim: dict, texts: list[str]) -> tuple[str, dict | None, Any]:
@@ -246,7 +247,7 @@ class Recorder:
         step = self.record({"claim": claim, "words": self.words(claim), "assumptions": texts, "result": "unsat",
                             "by": "cubes", "cubes": [refuted[i] for i in range(len(cube_claims))], "seconds": 0.0,
                             "stats": {}})
-        self.on_step(step)
+        self._told(step)
         return "unsat", None, None
 
     def _replayed(self, claim: dict, texts: list[str]) -> dict | None:
@@ -263,7 +264,30 @@ class Recorder:
         """A replayed step told on; its model, if any, is the one a resumed run is steered from."""
         if step["result"] == "sat" and isinstance(step.get("solution"), dict):
             self._replayed_answer = (step["solution"], step["claim"])
+        self._told(step)
+
+    def _told(self, step: dict) -> None:
+        """Every step recorded or replayed passes here: the refuted claims are remembered, for a
+        claim refuted case by case (`note_cases`)."""
+        if step["result"] == "unsat" and "index" in step:  # a ledger's steps carry their index
+            self.refuted[canonical_json(step["claim"])] = step["index"]
         self.on_step(step)
+
+    def note_cases(self, claim: dict, cases: list[dict]) -> bool:
+        """Whether `claim` is refuted by its `cases` (claims whose disjunction it is, as the objective
+        kind says), each refuted already by a step of this run; if so a step `by: cases` lists
+        them, with the claim's own query, and no solver is asked. The audit checks the cases
+        against the claim's formula."""
+        keys = [canonical_json(case) for case in cases]
+        if not all(key in self.refuted for key in keys):
+            return False
+        texts = self._texts(claim)
+        if self._replayed(claim, texts) is not None:
+            return True
+        step = self.record({"claim": claim, "words": self.words(claim), "assumptions": texts, "result": "unsat",
+                            "by": "cases", "cases": [self.refuted[key] for key in keys], "seconds": 0.0, "stats": {}})
+        self._told(step)
+        return True
 
     def note_bound(self, claim: dict, reason: str) -> None:
         """A check settled without the solver (a digit already the largest left); still recorded,
@@ -273,7 +297,7 @@ class Recorder:
             return
         step = self.record({"claim": claim, "words": self.words(claim), "assumptions": texts, "result": "unsat",
                             "by": "bound", "reason": reason, "seconds": 0.0, "stats": {}})
-        self.on_step(step)
+        self._told(step)
 
 
 def run_objective(rec: Recorder, mode: str = "optimise", limit: int | None = None, search: str = "descend") -> Outcome:

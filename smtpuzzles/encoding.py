@@ -44,6 +44,11 @@ class Encoding:
     # already answers it. The claim says where the search stands (a lex claim's `pos`: the
     # positions up to it are settled). It steers like `guess`, no more.
     polish: Callable[[dict, dict], list[Term] | None] | None = None
+    # Whether a lexicographic run closes by cases: "some vector beats the best" is refuted by the
+    # run's refutations of "position i is the first to exceed it" (a step `by: cases`, checked by
+    # the audit against the claim's formula) instead of being asked whole. Where each position's
+    # refutation is cheap and the whole query is not (King's tour, 14x14: undecided after 50 min).
+    close_by_cases: bool = False
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
     lemma: Any = None

@@ -32,7 +32,7 @@ from smtpuzzles.cubes import coverage_problem, without_cube
 from smtpuzzles.auditing import auditproof as proving
 from smtpuzzles.objectives.base import distinct
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.formula import smt2
+from smtpuzzles.formula import all_of, any_of, smt2
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
 from smtpuzzles.folders.readback import Rules, recorded_claim_terms, recorded_instance, same_json
@@ -286,6 +286,8 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
         problems.append(f"step {step['index']} refuted other assumptions than today's encoder builds for its claim")
     elif step.get("by") == "cubes":
         problems += _split_problems(folder, enc, step)
+    elif step.get("by") == "cases":
+        problems += _cases_problems(folder, enc, step, terms)
     digest = folder.gz_digest(CERTIFICATE, len(query.encode()) + 1, "closing certificate")
     # A run published compressed (steps.jsonl.gz) may leave its certificate out: it is the base
     # formula's text plus the claim's assertions, as the UNSAT step records them, and check-sat,
@@ -309,8 +311,9 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
                                    "out of this published run (the base formula plus that step's assertions), "
                                    "and run.json names the hash of the query today's encoder builds for it")
     else:
-        report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}, and certificate.smt2.gz "
-                                   "is the query today's encoder builds for it")
+        how = f" (by its {len(step['cases'])} cases, each refuted before)" if step.get("by") == "cases" else ""
+        report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}{how}, and "
+                                   "certificate.smt2.gz is the query today's encoder builds for it")
     report.unchecked_unsat = True  # until --resolve re-solves it
     report.evidence.append(f"{words}: recorded UNSAT step {step['index']} and "
                            + ("the certificate's hash" if left_out else "the certificate file"))
@@ -351,6 +354,28 @@ def _split_problems(folder, enc, step: dict) -> list[str]:
         cubes.append(cube_step["claim"]["cube"])
     problem = coverage_problem(enc.formula.cnf, cubes)
     return [f"step {step['index']}'s {len(cubes)} cubes: {problem}"] if problem else []
+
+
+def _cases_problems(folder, enc, step: dict, terms: list) -> list[str]:
+    """A claim refuted case by case: its formula, as today's encoder builds it, must be exactly the
+    disjunction of the listed steps' claims (each the conjunction of its assumptions), and each
+    listed step an UNSAT answer with today's assumptions (one refuted by cubes checked as such).
+    Then base and claim have no model, for each disjunct has none."""
+    where, listed = folder.steps_where, step["cases"]
+    conjunctions = []
+    for index in listed:  # earlier steps (the reader checks that), each at its index
+        case = folder.steps[index]
+        case_terms = recorded_claim_terms(enc, case["claim"], f"{where} line {index + 1}")
+        if case["result"] != "unsat" or case["assumptions"] != [smt2(t) for t in case_terms]:
+            return [f"step {step['index']} lists step {index}, which is no UNSAT answer with today's assumptions"]
+        if case.get("by") == "cubes":
+            problem = _split_problems(folder, enc, case)
+            if problem:
+                return problem
+        conjunctions.append(all_of(case_terms))
+    if len(terms) != 1 or smt2(terms[0]) != smt2(any_of(conjunctions)):
+        return [f"step {step['index']}'s {len(listed)} cases are not the cases of its claim as today's encoder builds it"]
+    return []
 
 
 def cube_steps(folder, claim: dict) -> list[dict] | None:

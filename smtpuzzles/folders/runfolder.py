@@ -141,7 +141,7 @@ RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "
 STEP_KEYS = {
     "index": int, "prev": str, "claim": dict, "words": str, "assumptions": list, "result": str, "by": str,
     "engine": str, "seconds": (int, float), "stats": dict, "solution": dict, "value": object, "core": list,
-    "reason": str, "cubes": list,
+    "reason": str, "cubes": list, "cases": list,
 }
 STEP_REQUIRED = ("index", "prev", "claim", "assumptions", "result")
 
@@ -251,6 +251,11 @@ def check_step(step, number: int, where: str) -> dict:
                  and "cube" not in step["claim"] and all(_is_int(i) and 0 <= i < step["index"] for i in listed)
                  and len(set(listed)) == len(listed),
                  "a step by cubes must be unsat and list distinct earlier steps in cubes", place)
+    if "cases" in step or step.get("by") == "cases":
+        listed = step.get("cases")
+        _require(step.get("by") == "cases" and isinstance(listed, list) and step["result"] == "unsat"
+                 and all(_is_int(i) and 0 <= i < step["index"] for i in listed) and len(set(listed)) == len(listed),
+                 "a step by cases must be unsat and list distinct earlier steps in cases", place)
     check_text(step, place)
     return step
 

@@ -25,7 +25,8 @@ GUESS_SECONDS_PER_CELL = 0.1
 # POLISH_SECONDS_MAX (14x14 and 16x16, against SAT answers of minutes).
 POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 10.0
 # Cells from which the polish raises each position by `reach` instead of guess.improve's search,
-# and a check undecided after 5 s is answered by `reach` where it can, within SECOND_GUESS_SECONDS.
+# a check undecided after 5 s is answered by `reach` where it can, within SECOND_GUESS_SECONDS, and
+# the closing claim is refuted by its cases (Encoding.close_by_cases).
 REACH_FROM_CELLS = 144
 SECOND_GUESS_SECONDS = 60.0
 
@@ -176,7 +177,8 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
     return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
                     engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
                     guess=None if any(any(row) for row in board.clues) else guess, polish=polish,
-                    second_guess=answer if steps >= REACH_FROM_CELLS else None, second_guess_each_check=True)
+                    second_guess=answer if steps >= REACH_FROM_CELLS else None, second_guess_each_check=True,
+                    close_by_cases=steps >= REACH_FROM_CELLS)
 
 
 def quadrant(board: Board) -> list[tuple[int, int]]:
