@@ -306,12 +306,13 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
     if problems:
         report.add("claims", False, f"{words}, but " + "; ".join(problems))
         return claim, query
+    how = f" (by its {len(step['cases'])} cases, each refuted before)" if step.get("by") == "cases" else ""
     if left_out:
-        report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}; certificate.smt2.gz is left "
-                                   "out of this published run (the base formula plus that step's assertions), "
-                                   "and run.json names the hash of the query today's encoder builds for it")
+        report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}{how}; certificate.smt2.gz "
+                                   "is left out of this published run (the base formula plus that step's "
+                                   "assertions), and run.json names the hash of the query today's encoder builds "
+                                   "for it")
     else:
-        how = f" (by its {len(step['cases'])} cases, each refuted before)" if step.get("by") == "cases" else ""
         report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}{how}, and "
                                    "certificate.smt2.gz is the query today's encoder builds for it")
     report.unchecked_unsat = True  # until --resolve re-solves it
