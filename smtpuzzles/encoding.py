@@ -47,7 +47,8 @@ class Encoding:
     # Whether a lexicographic run closes by cases: "some vector beats the best" is refuted by the
     # run's refutations of "position i is the first to exceed it" (a step `by: cases`, checked by
     # the audit against the claim's formula) instead of being asked whole. Where each position's
-    # refutation is cheap and the whole query is not (King's tour, 14x14: undecided after 50 min).
+    # refutation is cheap and the whole query is not (docs: a 196-position record's whole query was
+    # undecided after 50 minutes).
     close_by_cases: bool = False
     # A symmetry-breaking clause's justification (smtpuzzles.symmetry.Lemma): checked by machine in
     # the run and in every audit, or the encoding is not used.
