@@ -16,6 +16,7 @@ from smtpuzzles.symmetry import Lemma, generating_set
 from .board import Board, digits_text, value
 from . import reach
 from .guess import SudokuSolver, first_answer, improve
+from .sudoku import sudoku_clauses
 
 # CPU seconds the first answer's walk may take per cell of the board (25.6 s on 16x16, which walks
 # in about 10 s; 9x9 in 0.3 s): past the allowance the snake guess is taken.
@@ -62,14 +63,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
     visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(steps) for r, c in board.cells}
     reads = {(t, k): cnf.var(f"s{t}_{k}") for t in range(steps) for k in range(1, n + 1)}
 
-    # The Sudoku.
-    for r, c in board.cells:
-        cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
-        if board.clues[r][c]:
-            cnf.require(digit[r, c, board.clues[r][c]])
-    for unit in board.units():
-        for k in range(1, n + 1):
-            cnf.exactly_one([digit[r, c, k] for r, c in unit])
+    sudoku_clauses(cnf, board, digit)
 
     # The tour: each step one cell, each cell one step, consecutive steps a king move apart.
     for t in range(steps):
@@ -166,7 +160,7 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
         if "cube" in claim:  # a split check's cube fixes the tour's first cell
             groups = [[tuple(int(x) for x in claim["cube"][0][1:].split("_")[1:])]]
         else:
-            groups = reach.start_groups(polished[-1] if polished else None, starts or board.cells)
+            groups = reach.start_groups(board, polished[-1] if polished else None, starts or board.cells)
         budget = SECOND_GUESS_SECONDS if seconds is None else min(seconds, SECOND_GUESS_SECONDS)
         found = reach.search(board, claim["prefix"], [claim["than"] + 1], groups, time.thread_time() + budget)
         return literals(found) if isinstance(found, dict) else None

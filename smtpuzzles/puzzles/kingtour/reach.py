@@ -29,6 +29,7 @@ from pysat.solvers import Solver
 from smtpuzzles.formula import CNF
 
 from .board import Board, value
+from .sudoku import sudoku_clauses
 
 # Conflicts between looks at the clock: a query that overruns its deadline overruns it by this much.
 CONFLICTS_PER_LOOK = 2000
@@ -52,13 +53,7 @@ class Reach:
         covered = {(r, c): cnf.var(f"u{r}_{c}") for r, c in board.cells}  # visited by one of the steps
         at_least = {k: cnf.var(f"g{k}") for k in range(1, n + 1)}  # the last step reads k or more
 
-        for r, c in board.cells:  # the Sudoku
-            cnf.exactly_one([digit[r, c, k] for k in range(1, n + 1)])
-            if board.clues[r][c]:
-                cnf.require(digit[r, c, board.clues[r][c]])
-        for unit in board.units():
-            for k in range(1, n + 1):
-                cnf.exactly_one([digit[r, c, k] for r, c in unit])
+        sudoku_clauses(cnf, board, digit)
 
         # The first steps: one cell each, no cell twice, a king move apart, reading the prefix.
         for t in range(last + 1):
@@ -138,7 +133,7 @@ def raise_at(board: Board, answer: dict, step: int, starts: Sequence[tuple[int, 
     digits = value(board, answer)
     if digits[step] == board.size:
         return None
-    return search(board, digits[:step], range(board.size, digits[step], -1), start_groups(answer, starts), deadline)
+    return search(board, digits[:step], range(board.size, digits[step], -1), start_groups(board, answer, starts), deadline)
 
 
 def search(board: Board, prefix: Sequence[int], wanted: Sequence[int], groups: Sequence[Sequence[tuple[int, int]]],
@@ -158,19 +153,15 @@ def search(board: Board, prefix: Sequence[int], wanted: Sequence[int], groups: S
     return None
 
 
-def start_groups(answer: dict | None, starts: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+def start_groups(board: Board, answer: dict | None, starts: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
     """`answer`'s first cell, then the other starts: past the first positions the digits read fix
     the tour's first cells almost completely, and the first part is far smaller with one start than
     with all (14x14, position 59: 0.1 s against 8.9 s)."""
-    first = None if answer is None else min(board_cells(answer), key=lambda cell: answer["tour"][cell[0]][cell[1]])
+    first = None if answer is None else min(board.cells, key=lambda cell: answer["tour"][cell[0]][cell[1]])
     if first not in starts:
         return [list(starts)]
     others = [s for s in starts if s != first]
     return [[first], others] if others else [[first]]
-
-
-def board_cells(answer: dict) -> list[tuple[int, int]]:
-    return [(r, c) for r in range(len(answer["tour"])) for c in range(len(answer["tour"]))]
 
 
 def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], deadline: float):
