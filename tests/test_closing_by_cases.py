@@ -64,6 +64,17 @@ def test_a_forged_list_of_cases_fails_the_claim(cli, closed_6x6, forgery, messag
     assert code == 1 and message in out
 
 
+def test_a_listed_case_that_claims_its_own_cases_is_checked_too(cli, closed_6x6):
+    """A forger's cited step 'refuted by cases' citing the SAT first step: the audit follows it
+    (found by a hostile review, where it was taken on the ledger's word)."""
+    run, steps = read_ledger(closed_6x6)
+    cited = steps[steps[-1]["cases"][0]]
+    cited.update(by="cases", cases=[0])
+    forge_chain(closed_6x6, run, steps)
+    code, out, _ = cli("audit", closed_6x6, "--json")
+    assert code == 1 and "which is no UNSAT answer" in out
+
+
 def test_a_case_listed_from_the_future_is_refused_by_the_reader(cli, closed_6x6):
     from conftest import one_error_line
 

@@ -360,7 +360,8 @@ def _split_problems(folder, enc, step: dict) -> list[str]:
 def _cases_problems(folder, enc, step: dict, terms: list) -> list[str]:
     """A claim refuted case by case: its formula, as today's encoder builds it, must be exactly the
     disjunction of the listed steps' claims (each the conjunction of its assumptions), and each
-    listed step an UNSAT answer with today's assumptions (one refuted by cubes checked as such).
+    listed step an UNSAT answer with today's assumptions (one refuted by cubes or by cases checked as
+    such).
     Then base and claim have no model, for each disjunct has none."""
     where, listed = folder.steps_where, step["cases"]
     conjunctions = []
@@ -369,10 +370,11 @@ def _cases_problems(folder, enc, step: dict, terms: list) -> list[str]:
         case_terms = recorded_claim_terms(enc, case["claim"], f"{where} line {index + 1}")
         if case["result"] != "unsat" or case["assumptions"] != [smt2(t) for t in case_terms]:
             return [f"step {step['index']} lists step {index}, which is no UNSAT answer with today's assumptions"]
-        if case.get("by") == "cubes":
-            problem = _split_problems(folder, enc, case)
-            if problem:
-                return problem
+        # a listed step that rests on others is checked as such (they are earlier, so this ends)
+        problem = _split_problems(folder, enc, case) if case.get("by") == "cubes" else \
+            _cases_problems(folder, enc, case, case_terms) if case.get("by") == "cases" else []
+        if problem:
+            return problem
         conjunctions.append(all_of(case_terms))
     if len(terms) != 1 or smt2(terms[0]) != smt2(any_of(conjunctions)):
         return [f"step {step['index']}'s {len(listed)} cases are not the cases of its claim as today's encoder builds it"]
