@@ -155,8 +155,8 @@ def test_a_proof_made_here_and_not_kept_is_checked_as_it_is_made():
         assert made.lrat == b"" and made.lemmas == whole.lemmas
 
 
-def test_a_broken_part_fails_the_streamed_check(monkeypatch):
-    """A weakening that forgets the literal's negation: the check, streamed or not, rejects it."""
+def careless_weakening(monkeypatch) -> None:
+    """Parts joined by a weakening that forgets the literal's negation in one lemma of each part."""
     real = proofs._weakened
 
     def careless(lrat, clauses, lit, next_id):
@@ -164,6 +164,11 @@ def test_a_broken_part_fails_the_streamed_check(monkeypatch):
         return text.replace(f" {-lit} 0 ".encode(), b" 0 ", 1), unit, after
 
     monkeypatch.setattr(proofs, "_weakened", careless)
+
+
+def test_a_broken_part_fails_the_streamed_check(monkeypatch):
+    """A weakening that forgets the literal's negation: the check, streamed or not, rejects it."""
+    careless_weakening(monkeypatch)
     for keep in (True, False):
         with pytest.raises(proofs.ProofError, match="rejected"):
             proofs.certify_query(SMALL, split=1, keep=keep)
@@ -226,3 +231,30 @@ def test_a_failing_reference_proof_says_the_claims_proof_is_stored(cli, monkeypa
     assert one_error_line(err) == ("smtpuzzles: the claim's proof is stored, the reference proof is not: "
                                    "proof: on the reference formula: cadical195-lrat found no proof within 1 s")
     assert "proof" in json.loads((run_dir / "run.json").read_text())
+
+
+def test_the_audit_makes_the_encoders_proof_in_parts_where_the_encoding_advises(cli, monkeypatch):
+    """No proof stored (14x14's did not fit results/): `audit --proof` refutes the closing query a
+    case at a time as `certify` would, and checks the joined proof; a part joined wrongly leaves the
+    claim without that evidence."""
+    import dataclasses
+
+    from smtpuzzles.puzzles import kingtour
+
+    real = kingtour.encode
+    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
+        real(board, encoding) if encoding else real(board), proof_parts=True))
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    run_dir = Path(result["run_dir"])
+    assert "proof" not in json.loads((run_dir / "run.json").read_text())
+    code, out, _ = cli("audit", run_dir, "--proof", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "clean", report["findings"]
+    (made,) = [f for f in report["findings"] if f["section"] == "proof"]
+    assert made["ok"] is True and made["text"].startswith("LRAT proof of the refutation")
+    assert f"{proofs.LRAT_SOLVER}, in " in made["text"] and " parts " in made["text"]
+
+    careless_weakening(monkeypatch)
+    code, out, _ = cli("audit", run_dir, "--proof", "--json")
+    (made,) = [f for f in json.loads(out)["findings"] if f["section"] == "proof"]
+    assert made["ok"] is not True and "rejected" in made["text"]
