@@ -68,6 +68,18 @@ def test_an_edited_or_cut_compressed_ledger_is_named_in_one_line(cli):
     (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(text[:-1]))  # the last newline gone: a torn line
     code, _, err = cli("audit", run_dir)
     assert code == 2 and "seals" in one_error_line(err)
+    # the same lines in two gzip members (as `cat a.gz b.gz` makes): gunzip reads them, the reader
+    # reads one member and says so, rather than audit half a ledger
+    whole = text.splitlines(keepends=True)
+    half = len(whole) // 2
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(b"".join(whole[:half])) + gzip.compress(b"".join(whole[half:])))
+    code, _, err = cli("audit", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and "steps.jsonl.gz" in line and "a second gzip member" in line, line
+    (run_dir / "steps.jsonl.gz").write_bytes(gzip.compress(text) + b"appended")
+    code, _, err = cli("audit", run_dir)
+    line = one_error_line(err)
+    assert code == 2 and "steps.jsonl.gz" in line and "data after its gzip stream" in line, line
 
 
 def test_a_compressed_ledger_that_expands_past_the_cap_is_refused(cli, monkeypatch):

@@ -236,7 +236,11 @@ def _gz_chunks(folder: Path, name: str, what: str):
                     break
                 yield inflate.decompress(chunk, 1 << 20)
                 if inflate.eof:
-                    if inflate.unused_data.strip(b"\0") or handle.read(1):
+                    rest = inflate.unused_data.strip(b"\0") or handle.read(2)
+                    if rest[:2] == b"\x1f\x8b":  # concatenated files: one member is what is published
+                        raise LedgerError(f"{what} holds a second gzip member (one stream is read: "
+                                          "recompress it whole)", path)
+                    if rest:
                         raise LedgerError(f"{what} holds data after its gzip stream", path)
                     break
         except zlib.error as exc:
