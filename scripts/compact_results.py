@@ -6,7 +6,10 @@ ledger (status optimal, never resumed again) is published as steps.jsonl.gz, the
 plus the closing step's assertions and check-sat, is left out once that is checked here (the audit
 builds it itself, and so can anyone from the folder).
 
-  pip install zopfli && python scripts/compact_results.py [--iterations N]
+  pip install zopfli && python scripts/compact_results.py [--iterations N] [FOLDER ...]
+
+FOLDER: the published folders to compact (their names in results/records.toml); all of them
+without any (about 10 minutes, most of it formulas compacted before).
 
 A file is replaced (through a temporary file and a rename) only when the new one is smaller and
 decompresses to exactly the old text; `smtpuzzles audit results/FOLDER` checks it afterwards as any
@@ -35,13 +38,20 @@ MAX_TEXT = 400 * 2 ** 20  # the largest published formula is about 80 MB of text
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=1, help="zopfli iterations (more: smaller, slower)")
+    parser.add_argument("folders", nargs="*", help="published folders to compact (default: all)")
     args = parser.parse_args()
     try:
         import zopfli.gzip
     except ModuleNotFoundError:
         print("compact_results: needs zopfli (pip install zopfli)", file=sys.stderr)
         return 2
-    folders = [RESULTS / r["folder"] for r in tomllib.loads((RESULTS / "records.toml").read_text())["record"]]
+    published = [r["folder"] for r in tomllib.loads((RESULTS / "records.toml").read_text())["record"]]
+    unknown = [name for name in args.folders if name.rstrip("/").split("/")[-1] not in published]
+    if unknown:
+        print(f"compact_results: {unknown[0]!r} is not a folder results/records.toml publishes", file=sys.stderr)
+        return 2
+    chosen = {name.rstrip("/").split("/")[-1] for name in args.folders} or set(published)
+    folders = [RESULTS / name for name in published if name in chosen]
     saved = 0
     for folder in folders:
         saved += compress_finished_ledger(folder, zopfli.gzip, args.iterations)
