@@ -137,6 +137,7 @@ def test_a_way_through_exists_exactly_when_a_search_finds_one(monkeypatch, size,
     so that the cuts answer every case, without it."""
     if not rule:
         monkeypatch.setattr(reach, "probe", lambda *args: None)
+        monkeypatch.setattr(reach, "obstacle", lambda *args: (None, set()))
     board = kingtour.parse(size, f"1x{size}", None)
     rng = random.Random(size)
     kinds = set()
@@ -154,6 +155,84 @@ def test_a_way_through_exists_exactly_when_a_search_finds_one(monkeypatch, size,
         else:
             assert path is None
     assert kinds == {True, False}
+
+
+def walks(board, length: int, count: int, rng) -> list[list[tuple[int, int]]]:
+    """Random first steps: king walks of `length` cells, none twice."""
+    found = []
+    while len(found) < count:
+        walk = [rng.choice(board.cells)]
+        while len(walk) < length:
+            free = [x for x in board.neighbours(*walk[-1]) if x not in walk]
+            if not free:
+                break
+            walk.append(rng.choice(free))
+        if len(walk) == length:
+            found.append(walk)
+    return found
+
+
+@pytest.mark.parametrize("size", [4, 5])
+def test_an_obstacle_is_found_only_where_no_way_through_exists(size):
+    """`obstacle` (cells left apart, two dead ends) against depth-first search: each it names has
+    no way through; cells left apart are always found; and both kinds are met."""
+    board = kingtour.parse(size, f"1x{size}", None)
+    rng = random.Random(size)
+    kinds = set()
+    for _ in range(400):
+        end = rng.choice(board.cells)
+        left = {x for x in board.cells if x != end and rng.random() < 0.6}
+        kind, cells = reach.obstacle(board, left, end)
+        kinds.add(kind)
+        if kind is not None:
+            assert cells and cells <= left and not brute_way(board, left, end), (sorted(left), end, kind)
+        assert (kind == "apart") == (bool(left) and not connected(board, left)), (sorted(left), end, kind)
+    assert kinds == {None, "apart", "dead ends"}
+
+
+def connected(board, cells: set) -> bool:
+    reached, todo = set(), [min(cells)]
+    while todo:
+        cell = todo.pop()
+        reached.add(cell)
+        todo += [x for x in board.neighbours(*cell) if x in cells and x not in reached]
+    return reached == cells
+
+
+@pytest.mark.parametrize("size", [5, 6])
+def test_an_exclusion_rules_out_only_first_steps_with_no_way_through(size):
+    """The clauses `Reach.exclusions` adds for one first steps' obstacle speak of covered cells and
+    the last step only, so they rule out others too: every first steps of the same length that
+    falsify one must have no way through (depth-first search), and the first steps they were made
+    for are among them. The others: random walks, and the same cells covered with each of them as
+    the last step (the clauses hold for those too: a dead end next to the last step has one more way
+    in)."""
+    board = kingtour.parse(size, f"1x{size}", None)
+    rng = random.Random(size)
+    length = size * size // 2
+    question = reach.Reach(board, [1] * (length - 1), board.cells)
+    try:
+        others = [(set(w), w[-1]) for w in walks(board, length, 150, rng)]
+        kinds, ruled_out = set(), 0
+        for walk in walks(board, length, 150, rng):
+            left = set(board.cells) - set(walk)
+            clauses = question.exclusions(left, walk[-1])
+            kinds.add(reach.obstacle(board, left, walk[-1])[0])
+            if not clauses:
+                continue
+
+            def falsified(covered, end) -> bool:  # some clause has every literal false for these first steps
+                true = {question.covered[c] for c in covered} | {question.visit[length - 1, end[0], end[1]]}
+                return any(all((lit > 0) != (abs(lit) in true) for lit in clause) for clause in clauses)
+
+            assert falsified(set(walk), walk[-1])
+            for covered, end in others + [(set(walk), cell) for cell in walk]:
+                if falsified(covered, end):
+                    ruled_out += 1
+                    assert not brute_way(board, set(board.cells) - covered, end), (walk, sorted(covered), end)
+        assert {"apart", "dead ends"} <= kinds and ruled_out > 0
+    finally:
+        question.close()
 
 
 def test_each_raised_step_reads_the_largest_digit_brute_force_allows():
