@@ -271,6 +271,25 @@ def test_every_part_stops_at_its_deadline():
     assert time.thread_time() - now < 2
 
 
+def test_a_ctrl_c_waiting_stops_every_part_as_its_deadline_would():
+    """The driver holds the first Ctrl-C (or SIGTERM) until the next solver call; a polish or a
+    second guess by reach must not keep the run going meanwhile (a 16x16 run took a minute and a
+    half to stop)."""
+    from smtpuzzles import engines
+
+    board = kingtour.parse(9, "3x3", None)
+    snake = kingtour.snake_solution(board)
+    prefix = kingtour.value(board, snake)[:20]
+    assert isinstance(reach.search(board, prefix, [1], [board.cells], later()), dict)  # answered, unstopped
+    engines._ctrl_c.set()  # as the driver's handler leaves it
+    try:
+        assert engines.ctrl_c_pressed()
+        assert reach.search(board, prefix, [1], [board.cells], later()) == "timeout"
+        assert reach.improve(board, snake, 5, board.cells, later()) == (None, 5)
+    finally:
+        engines._ctrl_c.clear()
+
+
 def test_first_steps_set_aside_undecided_make_the_answer_unsure(monkeypatch):
     """A way through that runs out of its own time sets its first steps aside; if no other first
     steps are left the question is "unsure", not "no answer", and raise_at goes on to smaller

@@ -26,6 +26,7 @@ from typing import Sequence
 import pysolvers
 from pysat.solvers import Solver
 
+from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.formula import CNF
 
 from .board import Board, value
@@ -286,9 +287,11 @@ def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], 
 
 
 def _solve(solver, assumptions: list[int], deadline: float):
-    """True, None (no answer) or "timeout" (thread CPU time past `deadline`)."""
+    """True, None (no answer) or "timeout": thread CPU time past `deadline`, or the run's first
+    Ctrl-C (or SIGTERM) waiting, which the driver holds for the next solver call: a second guess
+    could otherwise keep a stopped run going for its whole minute."""
     while True:
-        if time.thread_time() >= deadline:
+        if time.thread_time() >= deadline or ctrl_c_pressed():
             return "timeout"
         solver.conf_budget(CONFLICTS_PER_LOOK)
         found = native(solver.solve_limited, assumptions=assumptions)
