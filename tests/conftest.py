@@ -193,7 +193,7 @@ SLOW = {
     "tests/test_platforms.py::test_help_examples_export_and_reading_commands_need_no_fcntl",
     "tests/test_kingtour_reach.py::test_an_answer_exists_exactly_when_brute_force_finds_one",
     "tests/test_kingtour_reach.py::test_each_raised_step_reads_the_largest_digit_brute_force_allows",
-    "tests/test_records.py::test_the_14x14_record_closes_by_its_cases_and_audits_consistent",
+    "tests/test_records.py::test_a_record_closed_by_its_cases_audits_consistent",
     "tests/test_live.py::test_show_on_a_real_interrupted_12x12_run",
     "tests/test_proof_parts.py::test_the_audit_makes_the_encoders_proof_in_parts_where_the_encoding_advises",
 }
