@@ -46,12 +46,12 @@ def main() -> int:
         print("compact_results: needs zopfli (pip install zopfli)", file=sys.stderr)
         return 2
     published = [r["folder"] for r in tomllib.loads((RESULTS / "records.toml").read_text())["record"]]
-    unknown = [name for name in args.folders if name.rstrip("/").split("/")[-1] not in published]
+    chosen = [Path(name).name for name in args.folders]  # results/FOLDER/ or FOLDER
+    unknown = [name for name in chosen if name not in published]
     if unknown:
         print(f"compact_results: {unknown[0]!r} is not a folder results/records.toml publishes", file=sys.stderr)
         return 2
-    chosen = {name.rstrip("/").split("/")[-1] for name in args.folders} or set(published)
-    folders = [RESULTS / name for name in published if name in chosen]
+    folders = [RESULTS / name for name in published if not chosen or name in chosen]
     saved = 0
     for folder in folders:
         saved += compress_finished_ledger(folder, zopfli.gzip, args.iterations)

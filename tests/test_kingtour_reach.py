@@ -137,7 +137,6 @@ def test_a_way_through_exists_exactly_when_a_search_finds_one(monkeypatch, size,
     so that the cuts answer every case, without it."""
     if not rule:
         monkeypatch.setattr(reach, "probe", lambda *args: None)
-        monkeypatch.setattr(reach, "obstacle", lambda *args: (None, set()))
     board = kingtour.parse(size, f"1x{size}", None)
     rng = random.Random(size)
     kinds = set()

@@ -245,17 +245,13 @@ def check_step(step, number: int, where: str) -> dict:
     if step["result"] == "sat":
         _require("solution" in step and "value" in step, "a sat step must carry its solution and value", place)
     check_claim(step["claim"], place)
-    if "cubes" in step or step.get("by") == "cubes":
-        listed = step.get("cubes")
-        _require(step.get("by") == "cubes" and isinstance(listed, list) and step["result"] == "unsat"
-                 and "cube" not in step["claim"] and all(_is_int(i) and 0 <= i < step["index"] for i in listed)
-                 and len(set(listed)) == len(listed),
-                 "a step by cubes must be unsat and list distinct earlier steps in cubes", place)
-    if "cases" in step or step.get("by") == "cases":
-        listed = step.get("cases")
-        _require(step.get("by") == "cases" and isinstance(listed, list) and step["result"] == "unsat"
-                 and all(_is_int(i) and 0 <= i < step["index"] for i in listed) and len(set(listed)) == len(listed),
-                 "a step by cases must be unsat and list distinct earlier steps in cases", place)
+    for by in ("cubes", "cases"):  # a step resting on earlier ones lists them under its `by`
+        if by in step or step.get("by") == by:
+            listed = step.get(by)
+            _require(step.get("by") == by and isinstance(listed, list) and step["result"] == "unsat"
+                     and (by != "cubes" or "cube" not in step["claim"])  # a cube is not split again
+                     and all(_is_int(i) and 0 <= i < step["index"] for i in listed) and len(set(listed)) == len(listed),
+                     f"a step by {by} must be unsat and list distinct earlier steps in {by}", place)
     check_text(step, place)
     return step
 

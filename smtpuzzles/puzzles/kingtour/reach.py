@@ -116,7 +116,6 @@ class Reach:
             self.solver.add_clause([-self.visit[last, path[-1][0], path[-1][1]]] +
                                    [-self.covered[cell] for cell in path])
 
-
     def exclusions(self, left: set[tuple[int, int]], end: tuple[int, int]) -> list[list[int]]:
         """Clauses ruling out every first steps that leave an obstacle of `obstacle` (none if these
         leave none), whatever else they cover. On 15x15, "position 97 can exceed 9": of 659 first
@@ -133,7 +132,7 @@ class Reach:
             return [[-u[b] for b in around] + [u[p]] for p in cells]
         if kind == "dead ends":
             # Each dead end stays one while the same neighbours are covered and none is the last
-            # step; two dead ends (or one with no way in) are two last cells of the way through.
+            # step; two dead ends are two last cells of the way through.
             closed = {k for p in cells for k in self.board.neighbours(*p) if k not in left and k != end}
             return [[lit for k in closed for lit in (-u[k], at_end[last, k[0], k[1]])] + [u[p] for p in cells]]
         return []
@@ -142,7 +141,7 @@ class Reach:
 def obstacle(board: Board, left: set[tuple[int, int]], end: tuple[int, int]):
     """Why no way through `left` from `end` can exist, found without search, as (kind, cells):
     ("apart", a group of cells of `left` cut off from the rest of it), ("dead ends", two cells of
-    `left` with one way in each, or one with none: a way through ends once), or (None, set())."""
+    `left` with one way in each: a way through ends once), or (None, set())."""
     if not left:
         return None, set()
     group, todo = set(), [next(iter(left))]
@@ -154,13 +153,14 @@ def obstacle(board: Board, left: set[tuple[int, int]], end: tuple[int, int]):
     if len(group) < len(left):
         rest = left - group
         return "apart", min(group, rest, key=len)
-    ends = []
+    if len(left) == 1:  # its one cell is both ends of the way through
+        return None, set()
+    ends = []  # the cells left together, each has a way in from another: one way is a dead end
     for cell in sorted(left):
-        ways = sum(x in left or x == end for x in board.neighbours(*cell))
-        if ways == 0 and len(left) > 1 or ways == 1 and len(left) > 1:
+        if sum(x in left or x == end for x in board.neighbours(*cell)) == 1:
             ends.append(cell)
-            if ways == 0 or len(ends) == 2:
-                return "dead ends", set(ends[-1:] if ways == 0 else ends)
+            if len(ends) == 2:
+                return "dead ends", set(ends)
     return None, set()
 
 
@@ -228,13 +228,12 @@ def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], 
     neighbour in `left`) and has at most one successor, and `end` one successor: that is a path
     from `end` plus, perhaps, cycles apart from it. Each cycle found is cut (some move must enter
     its cells from outside them), and so is the path (it must go on into the cells it leaves out),
-    and the query asked again; on the 14x14 record's questions a few dozen rounds at most."""
+    and the query asked again; on the 14x14 record's questions a few dozen rounds at most. Cells
+    left with an `obstacle` are `Reach.answer`'s to rule out before it asks here."""
     if not left:
         return []
     if time.thread_time() >= deadline:
         return "timeout"
-    if obstacle(board, left, end)[0] is not None:
-        return None
     # Warnsdorff's rule first: through a large open region it finds a way at once, where the cuts
     # would take many rounds (15x15, position 7: undecided after 0.25 s by cuts alone).
     ids = {cell: i for i, cell in enumerate(board.cells)}
