@@ -24,6 +24,7 @@ from rich.text import Text
 from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
+from smtpuzzles.inputs import check_writable_folder
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -133,6 +134,11 @@ def verdict_line(report: Report) -> Text:
 def run_audit_command(args) -> int:
     if args.jobs < 1:
         raise InputError("must be at least 1", "--jobs")
+    parts_dir = None
+    if args.keep_parts is not None:
+        if not args.proof:
+            raise InputError("keeps the parts of proofs --proof makes: add --proof", "--keep-parts")
+        parts_dir = check_writable_folder(args.keep_parts, "--keep-parts")
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
@@ -151,7 +157,7 @@ def run_audit_command(args) -> int:
                 continue
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
-            rows.append((*_audit_one(args, folder, progress, err, solvers, single), label))
+            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir), label))
     return _print_audits(args, rows, console, single)
 
 
@@ -192,7 +198,7 @@ def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
     return found
 
 
-def _audit_one(args, folder: Path, progress, err, solvers, single: bool):
+def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None):
     """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
     busy = args.resolve or args.proof
     live = Live(progress, console=err, refresh_per_second=4, transient=True) \
@@ -202,7 +208,8 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool):
             live.start()
         try:
             report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
-                           timeout=args.time_limit, progress=progress if busy else None, proof=args.proof)
+                           timeout=args.time_limit, progress=progress if busy else None, proof=args.proof,
+                           parts_dir=parts_dir)
         finally:
             if live:
                 live.stop()

@@ -258,3 +258,92 @@ def test_the_audit_makes_the_encoders_proof_in_parts_where_the_encoding_advises(
     code, out, _ = cli("audit", run_dir, "--proof", "--json")
     (made,) = [f for f in json.loads(out)["findings"] if f["section"] == "proof"]
     assert made["ok"] is not True and "rejected" in made["text"]
+
+
+# ------------------------------------------------------------------ parts kept (audit --keep-parts)
+def test_parts_kept_in_a_folder_are_found_again_and_the_proof_is_the_same(tmp_path):
+    made_said, found_said = [], []
+    made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=made_said.append)
+    assert len(list(tmp_path.glob("*.lrat.gz"))) == 3 and "found" not in " ".join(made_said)
+    found = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=found_said.append)
+    assert found.lrat == made.lrat and f"part 3/3 done, 0 MB, 3 of them found in {tmp_path}" in found_said
+    assert check_lrat(4, proofs.read_dimacs(SMALL.text)[1], found.lrat).ok
+
+
+@pytest.mark.parametrize("damage", [b"", b"not gzip", "not a proof", "no empty clause"])
+def test_a_kept_part_unreadable_or_proving_nothing_is_made_again(tmp_path, damage):
+    import gzip
+
+    made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+    part = sorted(tmp_path.glob("*+2.lrat.gz"))[0]
+    if damage == "not a proof":
+        part.write_bytes(gzip.compress(b"this is no LRAT proof\n"))
+    elif damage == "no empty clause":  # its lemmas, less the last: well formed, and no refutation
+        lines = gzip.decompress(part.read_bytes()).splitlines(keepends=True)
+        part.write_bytes(gzip.compress(b"".join(lines[:-1])))
+    else:
+        part.write_bytes(damage)
+    said = []
+    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    assert again.lrat == made.lrat and "2 of them found" in said[-2]
+    assert gzip.decompress(part.read_bytes())  # made again, and kept anew
+
+
+def test_a_kept_part_well_formed_and_wrong_is_rejected_and_named(tmp_path):
+    """A part whose empty clause is claimed from one clause that does not give it: nothing found
+    is trusted, so the joined proof is rejected, and the line says where the parts came from."""
+    import gzip
+
+    proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+    first = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
+    first.write_bytes(gzip.compress(b"7 0 2 0\n"))
+    with pytest.raises(proofs.ProofError, match=f"rejected: .*; 1 of its parts came from {tmp_path}, not made here"):
+        proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+
+
+def in_parts(monkeypatch) -> None:
+    import dataclasses
+
+    from smtpuzzles.puzzles import kingtour
+
+    real = kingtour.encode
+    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
+        real(board, encoding) if encoding else real(board), proof_parts=True))
+
+
+def test_the_audit_keeps_its_parts_and_a_second_audit_takes_them(cli, monkeypatch, tmp_path):
+    in_parts(monkeypatch)
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    kept = tmp_path / "parts"
+    code, out, _ = cli("audit", result["run_dir"], "--proof", "--keep-parts", kept, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "clean"
+    files = {p.name: p.stat().st_mtime_ns for p in kept.glob("*.lrat.gz")}
+    assert files  # the encoder's closing query, a part per case
+    code, out, _ = cli("audit", result["run_dir"], "--proof", "--keep-parts", kept, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "clean"
+    assert {p.name: p.stat().st_mtime_ns for p in kept.glob("*.lrat.gz")} == files  # taken, not made again
+
+
+def test_keep_parts_without_proof_or_on_a_file_is_one_line(cli, tmp_path):
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    code, _, err = cli("audit", result["run_dir"], "--keep-parts", tmp_path)
+    assert code == 2 and one_error_line(err) == "smtpuzzles: error: --keep-parts: keeps the parts of proofs " \
+                                                "--proof makes: add --proof"
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--keep-parts", afile)
+    assert code == 2 and one_error_line(err) == f"smtpuzzles: error: --keep-parts {afile}: names a file, not a folder"
+
+
+def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli):
+    """--jobs 2 (the default) makes the reference proof in a thread beside the encoder's: the same
+    findings, in the same order, as --jobs 1."""
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    reports = []
+    for jobs in (1, 2):
+        code, out, _ = cli("audit", result["run_dir"], "--proof", "--jobs", jobs, "--json")
+        assert code == 0
+        reports.append(json.loads(out))
+    strip = [[(f["section"], f["ok"], f["text"].split(" in ")[0]) for f in r["findings"]] for r in reports]
+    assert strip[0] == strip[1] and [s for s, *_ in strip[1]][-2:] == ["proof", "reference"]
+    assert reports[0]["rests_on"] == reports[1]["rests_on"] and len(reports[1]["rests_on"]) >= 2

@@ -39,7 +39,7 @@ REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENC
                       "the reference formula built here from the rules alone", "reference")
 
 
-def prove(report, folder, enc, claim: dict | None, timeout, progress) -> None:
+def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None) -> None:
     """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
     the query built here, or, with none stored, one made here by a proof-logging solver and checked
     by this package's DRUP checker. Either way the evidence rests on the CNF builder and a checker,
@@ -56,10 +56,35 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress) -> None:
     # The encoding's advice to refute the claim a case at a time holds for a proof made here too: a
     # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
     _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                 proofs.claim_cases(query) if enc.proof_parts else None)
+                 proofs.claim_cases(query) if enc.proof_parts else None, parts_dir)
     if _proved(report, "proof"):
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
+
+
+def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, progress, beside: bool,
+               parts_dir=None) -> None:
+    """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
+    the encoder's is made here, so their solver children run on two cores at once (the 15x15
+    record's two proofs take the longer one's time, not the sum). Its findings are added after the
+    encoder's, in the order a sequential audit gives them; a Ctrl-C or an error here stops it."""
+    if not beside:
+        prove(report, folder, enc, claim, timeout, progress, parts_dir)
+        prove_reference(report, folder, rules, claim, timeout, progress, parts_dir)
+        return
+    from smtpuzzles.proofs.proof import BackgroundProof
+
+    reference = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
+    work = BackgroundProof(lambda: prove_reference(reference, folder, rules, claim, timeout, progress, parts_dir))
+    try:
+        prove(report, folder, enc, claim, timeout, progress, parts_dir)
+    except BaseException:
+        work.stop()
+        raise
+    work.result()
+    report.findings += reference.findings
+    report.rests_on += reference.rests_on
+    report.evidence += reference.evidence
 
 
 def _proved(report, section: str) -> bool:
@@ -67,7 +92,7 @@ def _proved(report, section: str) -> bool:
     return bool(last) and last[-1].ok is True
 
 
-def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress) -> None:
+def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress, parts_dir=None) -> None:
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
     claim its own proof cannot catch, and this one does."""
@@ -94,7 +119,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     kind = replace(REFERENCE, of=f"{REFERENCE.of} and the breaking clause of its symmetry lemma, checked here") \
         if symmetric else REFERENCE
     _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
-                 reference.split if symmetric else None)
+                 reference.split if symmetric else None, parts_dir)
     if _proved(report, "reference"):
         report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
         if symmetric:
@@ -103,14 +128,15 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
             report.evidence.append(f"{reference.refused}: the reference formula was proved without it")
 
 
-def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None) -> None:
+def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None,
+                 parts_dir=None) -> None:
     from smtpuzzles.proofs import proof as proofs
 
     if kind.key in folder.run:
         _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
         return
     if kind.key == REFERENCE.key or split:
-        _make_lrat_proof(report, kind, query, timeout, progress, split)
+        _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir)
         return
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
@@ -173,7 +199,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
         report.evidence.append(words)
 
 
-def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None) -> None:
+def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None) -> None:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
     checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to."""
     from smtpuzzles.proofs import proof as proofs
@@ -182,7 +208,8 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     tell({"query": kind.query, "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
     started = time.perf_counter()
     try:
-        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, progress=lambda words: tell(
+        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir,
+                                    progress=lambda words: tell(
             {"query": kind.query, "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "no proof",

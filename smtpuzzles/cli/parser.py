@@ -141,7 +141,9 @@ def _audit_command(sub) -> None:
                             "recorded UNSAT step (all) with z3 and cvc5, each in a fresh process")
     audit.add_argument("--solver", choices=("z3", "cvc5"), action="append",
                        help="re-solve with this solver only (repeat for both; default: z3 and cvc5)")
-    audit.add_argument("--jobs", type=int, default=2, help="parallel re-solving processes (default: 2)")
+    audit.add_argument("--jobs", type=int, default=2,
+                       help="parallel re-solving processes; 2 or more also makes --proof's two proofs side by side "
+                            "(default: 2)")
     audit.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed for each re-solve (default: none)")
     audit.add_argument("--proof", nargs="?", const="certificate", choices=("certificate", "all"),
@@ -150,6 +152,10 @@ def _audit_command(sub) -> None:
                             "and check it, and the same on the puzzle's reference encoding (certificate, the "
                             "default, is both); with all, also prove every recorded UNSAT step (Boolean "
                             "encodings)")
+    audit.add_argument("--keep-parts", metavar="DIR",
+                       help="keep each part of a proof --proof makes in parts (14x14 and larger King's tours) in "
+                            "DIR, and take the parts found there instead of making them again: an audit of "
+                            "hours, stopped, resumes; what is found is checked as what is made")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     progress_flag(audit)

@@ -652,7 +652,7 @@ class Certified:
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
-                  keep: bool = True) -> Certified:
+                  keep: bool = True, parts_dir=None) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -669,7 +669,9 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     it is made, and bounded by the parts' sizes, not by the stored proof's caps. It is kept while it
     stays within the caps the audit reads a stored proof under; past them (the 12x12 record's
     reference proof, 9 million lemmas) its `lrat` is empty: checked here, too large to store. With
-    `keep` False (a proof the audit makes, checks and forgets) it is never kept."""
+    `keep` False (a proof the audit makes, checks and forgets) it is never kept. `parts_dir`, a
+    folder: each part made is kept there too (see `PartsStore`), and a part found there is not made
+    again, so a proof of hours stopped part-way resumes; what is found is checked like what is made."""
     import tempfile
     import time
 
@@ -687,7 +689,8 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving: {solver}, {query.variables:,} variables, {query.clauses:,} clauses")
     if solver == LRAT_SOLVER and split:
-        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget, keep)
+        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget, keep,
+                                                   None if parts_dir is None else PartsStore(parts_dir, query))
         name = f"{name}, in {parts} parts"
     elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)
@@ -723,7 +726,7 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
 
 
 def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget,
-                        keep: bool = True):
+                        keep: bool = True, store: "PartsStore | None" = None):
     """(LRAT, verdict, parts): Q refuted in parts, one per literal l of its clause number `split`,
     each by CaDiCaL on Q and the unit l, joined into one proof of Q that smtpuzzles.proofs.lrat
     checks against Q alone (so none of this is trusted), line by line as the parts are made.
@@ -748,7 +751,7 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     made = {"bytes": 0, "keep": keep}
 
     def lines():
-        for text in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget):
+        for text in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget, store):
             made["bytes"] += len(text)
             if made["keep"] and made["bytes"] > budget.text_bytes:  # never storable now: hold no more of it
                 made["keep"] = False
@@ -761,6 +764,9 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=MADE_HERE)  # made here, not read in
     if checked.ok is None:
         raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
+    if checked.ok is False and store is not None and store.found:
+        raise ProofError(f"the proof joined from parts was rejected: {checked.message}; {store.found} of its parts "
+                         f"came from {store.folder}, not made here: remove them to make them anew", "proof")
     say(f"checked the {made['bytes'] / 1e6:.1f} MB proof of {len(cases)} parts")
     lrat = b"".join(kept) if made["keep"] else b""
     if lrat and checked.ok:
@@ -778,11 +784,10 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     return lrat, checked, len(cases)
 
 
-def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget):
+def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget,
+                  store: "PartsStore | None" = None):
     """The joined proof's text, a part at a time (see `_certify_lrat_parts`), the last line its end."""
-    import tempfile
     import time
-    from pathlib import Path
 
     m = len(clauses)
     body = clause_lines(clauses)  # once: each part is this and its unit
@@ -792,19 +797,79 @@ def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout
         if left is not None and left <= 0:
             raise ProofError(f"{LRAT_SOLVER} found no proof within {timeout:g} s ({number - 1} of {len(cases)} parts)",
                              "proof")
-        part = Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1)
-        with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-            raw, _ = _run_prover(part, LRAT_SOLVER, left, Path(tmp), budget.disk_bytes)
-            try:
-                lrat = trim_lrat(raw, m + 1, budget=budget)
-            except ValueError:
-                raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
-        text, unit, next_id = _weakened(lrat, clauses, lit, next_id)
+        stored = store.read(lit, budget) if store is not None else None
+        try:
+            if stored is None:
+                raise ProofError("no stored part", "proof")
+            text, unit, next_id_after = _weakened(stored, clauses, lit, next_id)
+            store.found += 1
+        except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
+            lrat = _proved_part(Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1), left, budget)
+            if store is not None:
+                store.write(lit, lrat)
+            text, unit, next_id_after = _weakened(lrat, clauses, lit, next_id)
+        next_id = next_id_after
         units.append(unit)
         size += len(text)
-        say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB")
+        kept = f", {store.found} of them found in {store.folder}" if store is not None and store.found else ""
+        say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB{kept}")
         yield text
     yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode()
+
+
+def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes:
+    """A part's LRAT proof, made by CaDiCaL in a child and trimmed to what its empty clause rests on."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
+        raw, _ = _run_prover(part, LRAT_SOLVER, left, Path(tmp), budget.disk_bytes)
+        try:
+            return trim_lrat(raw, part.clauses, budget=budget)
+        except ValueError:
+            raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
+
+
+class PartsStore:
+    """A folder that keeps the parts of proofs made in parts, one gzip file per part, named by the
+    query's sha-256 and the part's literal, so that a proof stopped after hours resumes where it
+    was. Nothing found there is trusted: a part read back is joined and checked like one made here,
+    and one that is unreadable or proves nothing for its part is made again (and kept anew)."""
+
+    def __init__(self, folder, query: Dimacs):
+        from pathlib import Path
+
+        self.folder = Path(folder)
+        self.prefix = query.sha256[:20]
+        self.found = 0  # parts taken from the folder, not made
+
+    def _path(self, lit: int):
+        return self.folder / f"{self.prefix}{lit:+d}.lrat.gz"
+
+    def read(self, lit: int, budget: ProofBudget) -> bytes | None:
+        import gzip
+        import zlib
+
+        try:
+            with gzip.open(self._path(lit), "rb") as handle:
+                data = handle.read(budget.text_bytes + 1)
+        except (OSError, EOFError, zlib.error):
+            return None
+        return data if len(data) <= budget.text_bytes else None
+
+    def write(self, lit: int, lrat: bytes) -> None:
+        """Written whole to a temporary name, then renamed: a part killed mid-write is never found."""
+        import gzip
+        import os
+
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self._path(lit)
+            temporary = path.with_name(f".{path.name}.{os.getpid()}")
+            temporary.write_bytes(gzip.compress(lrat, compresslevel=1, mtime=0))
+            os.replace(temporary, path)
+        except OSError as exc:
+            raise ProofError(f"cannot keep a proof's part in {self.folder}: {exc.strerror or exc}", "--keep-parts") from None
 
 
 def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> tuple[bytes, int, int]:
