@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -70,11 +71,21 @@ class ResolveProgress:
         """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""
         with self.lock:
             now = time.monotonic()
-            busy = [f"{q}: {self.stages[q, s]} {now - t:.0f}s" if (q, s) in self.stages else f"{q} with {s} {now - t:.0f}s"
-                    for (q, s), t in sorted(self.running.items())]
+            busy = [self._busy(q, s, now - t) for (q, s), t in sorted(self.running.items())]
             done = len(self.done)
-        return f"audit {_brief(Path(self.folder).name)}: " + (", ".join(busy) if busy else "reading and checking") + \
+        news = ", ".join(text for text, _ in busy) + (" parts" if busy and busy[-1][1] else "")
+        return f"audit {_brief(Path(self.folder).name)}: " + (news or "reading and checking") + \
             (f"; {done} done" if done else "")
+
+    def _busy(self, query: str, solver: str, seconds: float) -> tuple[str, bool]:
+        """(a few words on one query being checked, whether they are a count of parts)."""
+        stage = self.stages.get((query, solver))
+        if stage is None:
+            return f"{query} with {solver} {seconds:.0f}s", False
+        part = re.match(r"part (\d+/\d+)", stage)
+        if part and len(self.running) > 1:  # two proofs in parts side by side, both in 80 columns:
+            return f"{query} {part[1]}", True  # "certificate 150/211, reference 112/196 parts"
+        return f"{query}: {stage} {seconds:.0f}s", False
 
     def __rich__(self):
         with self.lock:

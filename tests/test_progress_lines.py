@@ -127,3 +127,19 @@ def test_an_audit_progress_line_names_the_run_briefly_so_its_news_fits_80_column
     assert len(line) <= WIDTH, line
     other = ResolveProgress("a-folder-of-mine-with-a-very-long-name-indeed").plain_line()
     assert other.startswith("audit a-folder-of-mine-with-a…: ") or "…" in other.split(":")[0]
+
+
+def test_two_proofs_in_parts_side_by_side_both_fit_one_progress_line():
+    """audit --proof makes the reference proof beside the encoder's: the line names where each
+    stands (it once cut the second at 80 columns: `certificate: part 15/211 done, 49 MB 287s, r...`)."""
+    from smtpuzzles.auditview import ResolveProgress
+    from smtpuzzles.ticker import WIDTH
+
+    view = ResolveProgress("results/kingtour-6d9c40fcc7-20261203-172757")
+    for query, part in (("certificate", "part 150/211 done, 449 MB"), ("reference", "part 112/196 done, 338 MB")):
+        key = {"query": query, "solver": "an LRAT proof"}
+        view({**key, "state": "started", "at": time.monotonic()})
+        view({**key, "state": "stage", "words": part})
+    line = "[1:27:30] " + view.plain_line()
+    assert line == "[1:27:30] audit kingtour 172757: certificate 150/211, reference 112/196 parts"
+    assert len(line) <= WIDTH
