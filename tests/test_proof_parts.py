@@ -347,3 +347,27 @@ def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli):
     strip = [[(f["section"], f["ok"], f["text"].split(" in ")[0]) for f in r["findings"]] for r in reports]
     assert strip[0] == strip[1] and [s for s, *_ in strip[1]][-2:] == ["proof", "reference"]
     assert reports[0]["rests_on"] == reports[1]["rests_on"] and len(reports[1]["rests_on"]) >= 2
+
+
+def test_a_kept_part_that_is_a_fifo_a_link_or_a_folder_is_made_again(tmp_path):
+    """Never opened as a part: a FIFO would block the audit, a link could lead anywhere."""
+    import os
+
+    made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+    first, second, third = sorted(tmp_path.glob("*.lrat.gz"))
+    elsewhere = tmp_path / "elsewhere.gz"
+    first.rename(elsewhere)
+    first.symlink_to(elsewhere)
+    second.unlink()
+    os.mkfifo(second)
+    third.unlink()
+    third.mkdir()
+    said = []
+    with pytest.raises(proofs.ProofError, match="cannot keep a proof's part"):  # the folder is in the way
+        proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    # The link and the FIFO were not read but replaced by the parts made (the link's target kept).
+    assert "found" not in " ".join(said) and first.is_file() and not first.is_symlink() and second.is_file()
+    assert elsewhere.stat().st_size and elsewhere.read_bytes() != b""
+    third.rmdir()
+    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    assert again.lrat == made.lrat and "2 of them found" in said[-2]

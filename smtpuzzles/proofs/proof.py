@@ -847,12 +847,23 @@ class PartsStore:
         return self.folder / f"{self.prefix}{lit:+d}.lrat.gz"
 
     def read(self, lit: int, budget: ProofBudget) -> bytes | None:
+        """The part kept for `lit`: None when there is none, or it is no regular file (a FIFO would
+        block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked."""
         import gzip
+        import os
+        import stat
         import zlib
 
         try:
-            with gzip.open(self._path(lit), "rb") as handle:
-                data = handle.read(budget.text_bytes + 1)
+            fd = os.open(self._path(lit), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as raw:
+                if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+                    return None
+                with gzip.GzipFile(fileobj=raw) as handle:
+                    data = handle.read(budget.text_bytes + 1)
         except (OSError, EOFError, zlib.error):
             return None
         return data if len(data) <= budget.text_bytes else None
