@@ -297,8 +297,11 @@ def test_a_kept_part_well_formed_and_wrong_is_rejected_and_named(tmp_path):
     proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
     first = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
     first.write_bytes(gzip.compress(b"7 0 2 0\n"))
-    with pytest.raises(proofs.ProofError, match=f"rejected: .*; 1 of its parts came from {tmp_path}, not made here"):
+    with pytest.raises(proofs.ProofError) as caught:
         proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+    assert caught.value.message.startswith("the proof joined from parts was rejected: proof line 1: ")
+    assert caught.value.message.endswith(f"; that line is of the part kept in {first}, not made here: remove it to "
+                                         "make it anew")
 
 
 def in_parts(monkeypatch) -> None:
@@ -333,6 +336,12 @@ def test_keep_parts_without_proof_or_on_a_file_is_one_line(cli, tmp_path):
     afile.write_text("x")
     code, _, err = cli("audit", result["run_dir"], "--proof", "--keep-parts", afile)
     assert code == 2 and one_error_line(err) == f"smtpuzzles: error: --keep-parts {afile}: names a file, not a folder"
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--keep-parts", "")
+    assert code == 2 and one_error_line(err) == "smtpuzzles: error: --keep-parts: names no folder"
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)  # refused before any proving: it could keep no part
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--keep-parts", loop / "parts")
+    assert code == 2 and one_error_line(err).startswith(f"smtpuzzles: error: --keep-parts {loop / 'parts'}: ")
 
 
 def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli):
@@ -363,11 +372,75 @@ def test_a_kept_part_that_is_a_fifo_a_link_or_a_folder_is_made_again(tmp_path):
     third.unlink()
     third.mkdir()
     said = []
-    with pytest.raises(proofs.ProofError, match="cannot keep a proof's part"):  # the folder is in the way
-        proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
-    # The link and the FIFO were not read but replaced by the parts made (the link's target kept).
-    assert "found" not in " ".join(said) and first.is_file() and not first.is_symlink() and second.is_file()
-    assert elsewhere.stat().st_size and elsewhere.read_bytes() != b""
+    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    assert again.lrat == made.lrat and "found" not in " ".join(said)
+    # The link and the FIFO were not read but replaced by the parts made (the link's target kept);
+    # the folder in the third's place could not be replaced: the proof went on and said so.
+    assert first.is_file() and not first.is_symlink() and second.is_file() and elsewhere.read_bytes()
+    assert any(line.startswith(f"part 3 not kept in {tmp_path}: ") for line in said)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary left
     third.rmdir()
+    said.clear()
+    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    assert again.lrat == made.lrat and "2 of them found" in said[-2] and third.is_file()
+
+
+def test_a_link_left_at_a_temporary_name_is_never_written_through(tmp_path):
+    """Parts are written to new files of their own, not to a name someone could have linked."""
+    import os
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for name in (f".{proofs.PartsStore(kept, SMALL).path(1).name}.{os.getpid()}", ".part-x"):
+        (kept / name).symlink_to(victim)
+    proofs.certify_query(SMALL, split=1, parts_dir=kept)
+    assert victim.read_text() == "mine" and len(list(kept.glob("*.lrat.gz"))) == 3
+
+
+def test_a_kept_part_of_too_many_lemmas_is_made_again_not_read(tmp_path, monkeypatch):
+    """A part read back may hold no more lemmas than a checked proof may (its ids are memory)."""
+    import gzip
+
+    from smtpuzzles.proofs import lrat
+
+    made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
+    part = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
+    padding = b"".join(f"{7 + i} -4 2 0 5 0\n".encode() for i in range(50))  # true lemmas, 50 of them
+    part.write_bytes(gzip.compress(padding + b"57 -1 0 5 2 0\n58 0 57 1 0\n"))
+    said = []
+    taken = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    assert "3 of them found" in said[-2] and taken.lemmas > 50  # within the cap: taken, its 52 lemmas
+    part.write_bytes(gzip.compress(padding + b"57 -1 0 5 2 0\n58 0 57 1 0\n"))
+    monkeypatch.setattr(proofs, "LRAT_LIMITS", lrat.Limits(lemmas=20))
+    said = []
     again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
     assert again.lrat == made.lrat and "2 of them found" in said[-2]
+
+
+def test_checking_kept_parts_costs_no_more_per_byte_than_a_stored_proof(tmp_path, monkeypatch):
+    """A part read back is bounded as a proof read from a folder is: past `visits_per_byte` (hints
+    naming wide clauses again and again) it is refused, where one made here is bounded by time."""
+    import dataclasses
+    import gzip
+
+    from smtpuzzles.proofs import lrat
+
+    width, repeats = 40, 1500  # about 2.5 million literals looked at: past the checker's first clock
+    n = 3 + 2 * width
+    query = dimacs(n, [[1, 2], [3], [-3]])
+    wide = " ".join(map(str, range(4, 4 + width)))
+    lines = [f"{10 + j} 3 {wide} {4 + width + j} 0 2 0\n" for j in range(width)]  # wide true lemmas
+    hints = " ".join(str(10 + j) for j in range(width))
+    lines += [f"{10 + width + k} 3 {wide} 0 {hints} 2 0\n" for k in range(repeats)]  # each looks at them all
+    lines.append(f"{10 + width + repeats} 0 2 3 0\n")
+    part = "".join(lines).encode()
+    proofs.PartsStore(tmp_path, query).path(1).write_bytes(gzip.compress(part))
+    # The caps scaled down to this small part: 1 literal looked at per byte past the first 1,000.
+    monkeypatch.setattr(lrat, "MADE_HERE", dataclasses.replace(lrat.MADE_HERE, free_visits=1000))
+    monkeypatch.setattr(lrat, "LIMITS", dataclasses.replace(lrat.LIMITS, visits_per_byte=1))
+    with pytest.raises(proofs.ProofError, match="per byte of proof.*that line is of the part kept in"):
+        proofs.certify_query(query, split=1, parts_dir=tmp_path, keep=False)
+    made_here = proofs.certify_query(query, split=1, keep=False)  # the same query, its parts made here
+    assert made_here.solver.endswith("in 2 parts")

@@ -741,7 +741,9 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     holds the query and one part's lemmas at a time, under limits for a proof made here."""
     import time
 
-    from smtpuzzles.proofs.lrat import MADE_HERE, check_lrat
+    from dataclasses import replace
+
+    from smtpuzzles.proofs.lrat import LIMITS, MADE_HERE, check_lrat
 
     nvars, clauses = query.clause_list()
     if not 0 < split <= len(clauses) or not clauses[split - 1]:
@@ -750,8 +752,15 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
     kept: list[bytes] = []
     made = {"bytes": 0, "keep": keep}
 
+    found: list[tuple[int, int, object]] = []  # (first line, last line, file) of each part taken from `store`
+    count = {"lines": 0}
+
     def lines():
-        for text in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget, store):
+        for text, kept_in in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget, store):
+            first = count["lines"] + 1
+            count["lines"] += text.count(b"\n")
+            if kept_in is not None:
+                found.append((first, count["lines"], kept_in))
             made["bytes"] += len(text)
             if made["keep"] and made["bytes"] > budget.text_bytes:  # never storable now: hold no more of it
                 made["keep"] = False
@@ -761,12 +770,14 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
             yield from text.splitlines()
 
     deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
-    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=MADE_HERE)  # made here, not read in
+    # Made here, it is bounded by time alone; parts read back from `store` were not made here, so
+    # what checking them may cost is bounded by their size, as for a proof read from a folder.
+    limits = MADE_HERE if store is None else replace(MADE_HERE, visits_per_byte=LIMITS.visits_per_byte)
+    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=limits)
     if checked.ok is None:
         raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
-    if checked.ok is False and store is not None and store.found:
-        raise ProofError(f"the proof joined from parts was rejected: {checked.message}; {store.found} of its parts "
-                         f"came from {store.folder}, not made here: remove them to make them anew", "proof")
+    if checked.ok is False and found:
+        raise ProofError(_rejected_part(checked.message, found), "proof")
     say(f"checked the {made['bytes'] / 1e6:.1f} MB proof of {len(cases)} parts")
     lrat = b"".join(kept) if made["keep"] else b""
     if lrat and checked.ok:
@@ -786,7 +797,8 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
 
 def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget,
                   store: "PartsStore | None" = None):
-    """The joined proof's text, a part at a time (see `_certify_lrat_parts`), the last line its end."""
+    """The joined proof's text, a part at a time (see `_certify_lrat_parts`), the last line its end,
+    each with the file in `store` it was taken from (None: made here)."""
     import time
 
     m = len(clauses)
@@ -798,23 +810,40 @@ def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout
             raise ProofError(f"{LRAT_SOLVER} found no proof within {timeout:g} s ({number - 1} of {len(cases)} parts)",
                              "proof")
         stored = store.read(lit, budget) if store is not None else None
+        kept_in = None
         try:
             if stored is None:
                 raise ProofError("no stored part", "proof")
-            text, unit, next_id_after = _weakened(stored, clauses, lit, next_id)
+            text, unit, next_id_after = _weakened(stored, clauses, lit, next_id, lemmas=LRAT_LIMITS.lemmas)
             store.found += 1
+            kept_in = store.path(lit)
         except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
             lrat = _proved_part(Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1), left, budget)
-            if store is not None:
-                store.write(lit, lrat)
+            if store is not None and not store.write(lit, lrat):
+                say(f"part {number} not kept in {store.folder}: {store.failure}")
             text, unit, next_id_after = _weakened(lrat, clauses, lit, next_id)
         next_id = next_id_after
         units.append(unit)
         size += len(text)
         kept = f", {store.found} of them found in {store.folder}" if store is not None and store.found else ""
         say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB{kept}")
-        yield text
-    yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode()
+        yield text, kept_in
+    yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode(), None
+
+
+def _rejected_part(message: str, found: list) -> str:
+    """The line for a joined proof rejected with parts taken from a folder: the part the checker
+    stopped in, when it is one of those (remove it, and it is made again)."""
+    import re
+
+    where = re.match(r"proof line (\d+)", message)
+    line = int(where[1]) if where else 0
+    culprit = next((path for first, last, path in found if first <= line <= last), None)
+    if culprit is not None:
+        return f"the proof joined from parts was rejected: {message}; that line is of the part kept in {culprit}, " \
+               "not made here: remove it to make it anew"
+    return f"the proof joined from parts was rejected: {message}; {len(found)} of its parts came from " \
+           f"{found[0][2].parent}, not made here: remove them to make them anew"
 
 
 def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes:
@@ -842,8 +871,9 @@ class PartsStore:
         self.folder = Path(folder)
         self.prefix = query.sha256[:20]
         self.found = 0  # parts taken from the folder, not made
+        self.failure = ""  # why the last part could not be kept
 
-    def _path(self, lit: int):
+    def path(self, lit: int):
         return self.folder / f"{self.prefix}{lit:+d}.lrat.gz"
 
     def read(self, lit: int, budget: ProofBudget) -> bytes | None:
@@ -855,7 +885,7 @@ class PartsStore:
         import zlib
 
         try:
-            fd = os.open(self._path(lit), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(self.path(lit), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
         except OSError:
             return None
         try:
@@ -868,29 +898,45 @@ class PartsStore:
             return None
         return data if len(data) <= budget.text_bytes else None
 
-    def write(self, lit: int, lrat: bytes) -> None:
-        """Written whole to a temporary name, then renamed: a part killed mid-write is never found."""
+    def write(self, lit: int, lrat: bytes) -> bool:
+        """Keep a part: written whole to a new file of its own (never through a link someone left
+        at a name), then renamed, so a part killed mid-write is never found. False, with the reason
+        in `failure`, when it cannot be kept (the proof goes on: the folder only saves time)."""
         import gzip
         import os
+        import tempfile
 
+        temporary = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            path = self._path(lit)
-            temporary = path.with_name(f".{path.name}.{os.getpid()}")
-            temporary.write_bytes(gzip.compress(lrat, compresslevel=1, mtime=0))
-            os.replace(temporary, path)
+            fd, temporary = tempfile.mkstemp(prefix=".part-", dir=self.folder)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(gzip.compress(lrat, compresslevel=1, mtime=0))
+            os.replace(temporary, self.path(lit))
+            return True
         except OSError as exc:
-            raise ProofError(f"cannot keep a proof's part in {self.folder}: {exc.strerror or exc}", "--keep-parts") from None
+            self.failure = exc.strerror or str(exc)
+            if temporary is not None:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+            return False
 
 
-def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> tuple[bytes, int, int]:
+def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int,
+              lemmas: int | None = None) -> tuple[bytes, int, int]:
     """(text, the id of the unit -lit, the next free id): a part's trimmed LRAT proof of Q & lit
-    (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`."""
+    (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`.
+    Read a line at a time and written into one buffer: its memory is the text and an id per lemma,
+    and with `lemmas` (a part read back, not made here) no more than that many lemmas are taken."""
+    import io
+
     m = len(clauses)
     holding = {i for i, c in enumerate(clauses, 1) if lit in c} | {m + 1}  # satisfied once lit is true
     ids: dict[int, int] = {}
-    lines = []
-    for line in lrat.splitlines():
+    out = bytearray()
+    for line in io.BytesIO(lrat):
         tokens = line.split()
         if len(tokens) < 3 or tokens[1] == b"d":
             continue
@@ -904,16 +950,18 @@ def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int) -> 
         if any(h < 0 for h in hints):  # a lemma of the part not seen before it: never renumbered blindly
             raise ProofError(f"{LRAT_SOLVER}'s proof of a part hints a lemma it has not derived yet "
                              f"({-min(hints)}, in lemma {ident})", "proof")
+        if lemmas is not None and len(ids) >= lemmas:
+            raise ProofError(f"a part of more than {lemmas:,} lemmas", "proof")
         weak = lits if -lit in lits else lits + [-lit]
         ids[ident] = next_id
-        lines.append(f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n")
+        out += f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n".encode()
         next_id += 1
         if not lits:
             unit = ids[ident]
             others = [i for i in ids.values() if i != unit]
             for start in range(0, len(others), 10_000):  # lines well under the checker's line cap
-                lines.append(f"{unit} d {' '.join(map(str, others[start:start + 10_000]))} 0\n")
-            return "".join(lines).encode(), unit, next_id
+                out += f"{unit} d {' '.join(map(str, others[start:start + 10_000]))} 0\n".encode()
+            return bytes(out), unit, next_id
     raise ProofError(f"{LRAT_SOLVER}'s proof of a part derives no empty clause", "proof")
 
 
