@@ -344,14 +344,22 @@ def test_keep_parts_without_proof_or_on_a_file_is_one_line(cli, tmp_path):
     assert code == 2 and one_error_line(err).startswith(f"smtpuzzles: error: --keep-parts {loop / 'parts'}: ")
 
 
-def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli):
+def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli, monkeypatch):
     """--jobs 2 (the default) makes the reference proof in a thread beside the encoder's: the same
     findings, in the same order, as --jobs 1."""
+    beside = []
+
+    class Counted(proofs.BackgroundProof):
+        def __init__(self, work):
+            beside.append(work)
+            super().__init__(work)
+
+    monkeypatch.setattr(proofs, "BackgroundProof", Counted)
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     reports = []
     for jobs in (1, 2):
         code, out, _ = cli("audit", result["run_dir"], "--proof", "--jobs", jobs, "--json")
-        assert code == 0
+        assert code == 0 and len(beside) == jobs - 1  # one thread, and only with --jobs 2
         reports.append(json.loads(out))
     strip = [[(f["section"], f["ok"], f["text"].split(" in ")[0]) for f in r["findings"]] for r in reports]
     assert strip[0] == strip[1] and [s for s, *_ in strip[1]][-2:] == ["proof", "reference"]

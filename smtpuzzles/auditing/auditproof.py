@@ -67,8 +67,10 @@ def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, p
     """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
     the encoder's is made here, so their solver children run on two cores at once (the 15x15
     record's two proofs take the longer one's time, not the sum). Its findings are added after the
-    encoder's, in the order a sequential audit gives them; a Ctrl-C or an error here stops it."""
-    if not beside:
+    encoder's, in the order a sequential audit gives them; a Ctrl-C or an error here stops it.
+    Only when both are made here: checking a stored one takes seconds, and a folder's broken proof
+    stops the audit with one line before anything else is said (exit 2)."""
+    if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
         prove(report, folder, enc, claim, timeout, progress, parts_dir)
         prove_reference(report, folder, rules, claim, timeout, progress, parts_dir)
         return
