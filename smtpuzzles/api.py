@@ -24,7 +24,7 @@ from typing import Any
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import is_url, read_text_file, read_text_string
+from smtpuzzles.inputs import is_url, parts_folder, read_text_file, read_text_string
 
 __all__ = ["solve", "audit", "Result", "AuditResult"]
 
@@ -66,14 +66,22 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
 
 
 def audit(run_dir: str | Path, *, proof: bool = False, resolve: bool = False, solvers=("z3", "cvc5"),
-          time_limit: float | None = None) -> AuditResult:
+          time_limit: float | None = None, jobs: int = 2, keep_parts: str | Path | None = None) -> AuditResult:
     """Audit a run folder without trusting it (`smtpuzzles audit`): `proof` checks the stored
-    LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5. An unreadable or
-    tampered folder raises `LedgerError` (an `InputError`) naming the file and the place."""
+    LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5; `jobs` and
+    `keep_parts` are `--jobs` and `--keep-parts`. An unreadable or tampered folder, or a
+    `keep_parts` folder that cannot keep parts, raises `InputError` naming the file and the place."""
     from smtpuzzles.auditing.auditor import audit as audit_folder
 
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise InputError("must be a whole number, at least 1", "audit() jobs")
+    parts_dir = None
+    if keep_parts is not None:
+        if not proof:
+            raise InputError("keeps the parts of proofs proof=True makes", "audit() keep_parts")
+        parts_dir = parts_folder(str(keep_parts), "audit() keep_parts")
     report = audit_folder(Path(run_dir), resolve="certificate" if resolve is True else (resolve or None),
-                          solvers=tuple(solvers), timeout=time_limit, proof=proof)
+                          solvers=tuple(solvers), timeout=time_limit, proof=proof, jobs=jobs, parts_dir=parts_dir)
     return AuditResult(report)
 
 

@@ -25,7 +25,7 @@ from rich.text import Text
 from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import check_writable_folder
+from smtpuzzles.inputs import parts_folder
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -149,7 +149,7 @@ def run_audit_command(args) -> int:
     if args.keep_parts is not None:
         if not args.proof:
             raise InputError("keeps the parts of proofs --proof makes: add --proof", "--keep-parts")
-        parts_dir = _parts_folder(args.keep_parts)
+        parts_dir = parts_folder(args.keep_parts)
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
@@ -170,23 +170,6 @@ def run_audit_command(args) -> int:
             current.append(progress)
             rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir), label))
     return _print_audits(args, rows, console, single)
-
-
-def _parts_folder(name: str) -> Path:
-    """--keep-parts DIR, made and written to once now, so that a folder it cannot keep parts in is
-    refused before hours of proving, not after the first part."""
-    import tempfile
-
-    if not name:
-        raise InputError("names no folder", "--keep-parts")
-    folder = check_writable_folder(name, "--keep-parts")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise InputError(f"cannot keep parts there: {exc.strerror or exc}", f"--keep-parts {name}") from None
-    return folder
 
 
 def _brief(name: str) -> str:

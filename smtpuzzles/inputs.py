@@ -167,6 +167,23 @@ def check_writable_folder(path: str, where: str) -> Path:
     return folder
 
 
+def parts_folder(name: str, where: str = "--keep-parts") -> Path:
+    """--keep-parts DIR, made and written to once now, so that a folder it cannot keep parts in is
+    refused before hours of proving, not after the first part."""
+    import tempfile
+
+    if not name:
+        raise InputError("names no folder", where)
+    folder = check_writable_folder(name, where)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise InputError(f"cannot keep parts there: {exc.strerror or exc}", f"{where} {name}") from None
+    return folder
+
+
 def check_new_file(path: str, where: str) -> Path:
     """A file that can be written: its folder exists and it is not itself a folder."""
     target = Path(path)

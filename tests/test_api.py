@@ -44,6 +44,8 @@ def test_a_result_keeps_its_folder_until_saved_and_audits_from_the_copy(tmp_path
     report = smtpuzzles.audit(saved)
     assert report.verdict == "consistent" and report.exit_code == 0 and report.instance["description"] == "4x4, 2x2 boxes"
     assert smtpuzzles.audit(saved, proof=True).verdict == "clean"  # proofs made here, the reference one too
+    assert smtpuzzles.audit(saved, proof=True, jobs=1, keep_parts=tmp_path / "parts").verdict == "clean"
+    assert (tmp_path / "parts").is_dir()  # made; parts are kept only for proofs made in parts (14x14 on)
 
 
 def test_an_out_folder_holds_the_run(tmp_path):
@@ -70,6 +72,9 @@ def test_sources_clue_text_and_files_give_the_same_board(tmp_path):
     (lambda: smtpuzzles.solve("nonary", "https://example.org/map"), "nonary reads a file or text, not a URL"),
     (lambda: smtpuzzles.solve("chess", "x"), "chess"),
     (lambda: smtpuzzles.audit("/nonexistent/run"), "not a run folder"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", jobs=0), "audit() jobs: must be a whole number, at least 1"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", keep_parts="parts"), "keeps the parts of proofs proof=True makes"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", proof=True, keep_parts=""), "audit() keep_parts: names no folder"),
 ])
 def test_bad_input_raises_one_input_error_naming_the_problem(call, message):
     with pytest.raises(smtpuzzles.InputError) as caught:
