@@ -153,7 +153,7 @@ def _audit_command(sub) -> None:
                             "default, is both); with all, also prove every recorded UNSAT step (Boolean "
                             "encodings)")
     audit.add_argument("--keep-parts", metavar="DIR",
-                       help="keep each part of a proof --proof makes in parts (14x14 and larger King's tours) in "
+                       help="keep each part of a proof --proof makes in parts (the largest formulas) in "
                             "DIR, and take the parts found there instead of making them again: an audit of "
                             "hours, stopped, resumes; what is found is checked as what is made")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
