@@ -320,11 +320,19 @@ def test_the_audit_keeps_its_parts_and_a_second_audit_takes_them(cli, monkeypatc
     kept = tmp_path / "parts"
     code, out, _ = cli("audit", result["run_dir"], "--proof", "--keep-parts", kept, "--json")
     assert code == 0 and json.loads(out)["verdict"] == "clean"
+    assert "made here by" in proof_words(json.loads(out)) and "found" not in proof_words(json.loads(out))
     files = {p.name: p.stat().st_mtime_ns for p in kept.glob("*.lrat.gz")}
     assert files  # the encoder's closing query, a part per case
     code, out, _ = cli("audit", result["run_dir"], "--proof", "--keep-parts", kept, "--json")
     assert code == 0 and json.loads(out)["verdict"] == "clean"
     assert {p.name: p.stat().st_mtime_ns for p in kept.glob("*.lrat.gz")} == files  # taken, not made again
+    # What an earlier audit made is not said to be made here: the report counts the parts found.
+    words = proof_words(json.loads(out))
+    assert "made here" not in words and f"in {len(files)} parts, {len(files)} of them found in the --keep-parts" in words
+
+
+def proof_words(report: dict) -> str:
+    return " ".join(f["text"] for f in report["findings"] if f["section"] == "proof")
 
 
 def test_keep_parts_without_proof_or_on_a_file_is_one_line(cli, tmp_path):

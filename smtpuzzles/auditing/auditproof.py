@@ -225,8 +225,11 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "checked",
           "seconds": made.seconds})
     of = "the refutation" if kind.key == MAIN_PROOF.key else "the reference formula"
-    words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) made here "
-             f"by {made.solver} and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
+    # Parts found in --keep-parts were made by an earlier audit: the words do not say "made here" of them.
+    maker = (f"made by {made.solver}, {made.found} of them found in the --keep-parts folder," if made.found
+             else f"made here by {made.solver}")
+    words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
+             f"and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
     _proof_verdict(report, kind, True, words, "")
 
 

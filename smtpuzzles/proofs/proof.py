@@ -648,6 +648,7 @@ class Certified:
     lemmas: int  # lemmas in the LRAT proof (units it materialises included)
     solver: str
     seconds: float  # proving, checking and writing, together
+    found: int = 0  # parts taken from a parts folder (made by an earlier run, checked here as made)
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
@@ -688,9 +689,10 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             say(f"{exc.message}; proving with {DEFAULT_SOLVER} (DRUP, slower) instead")
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving: {solver}, {query.variables:,} variables, {query.clauses:,} clauses")
+    found = 0
     if solver == LRAT_SOLVER and split:
-        lrat, checked, parts = _certify_lrat_parts(query, split, timeout, say, started, budget, keep,
-                                                   None if parts_dir is None else PartsStore(parts_dir, query))
+        lrat, checked, parts, found = _certify_lrat_parts(query, split, timeout, say, started, budget, keep,
+                                                          None if parts_dir is None else PartsStore(parts_dir, query))
         name = f"{name}, in {parts} parts"
     elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)
@@ -698,7 +700,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
         lrat, checked = _certify_drup(query, solver, timeout, say, budget)
     if not checked.ok:  # a bug in the writer or the trim; never stored
         raise ProofError(f"the LRAT proof written here was rejected: {checked.message}", "proof")
-    return Certified(lrat, checked.lemmas, name, time.perf_counter() - started)
+    return Certified(lrat, checked.lemmas, name, time.perf_counter() - started, found)
 
 
 def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, budget: ProofBudget):
@@ -727,7 +729,7 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
 
 def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget,
                         keep: bool = True, store: "PartsStore | None" = None):
-    """(LRAT, verdict, parts): Q refuted in parts, one per literal l of its clause number `split`,
+    """(LRAT, verdict, parts, parts found in `store`): Q refuted in parts, one per literal l of its clause number `split`,
     each by CaDiCaL on Q and the unit l, joined into one proof of Q that smtpuzzles.proofs.lrat
     checks against Q alone (so none of this is trusted), line by line as the parts are made.
 
@@ -792,7 +794,7 @@ def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, s
             lrat = b""
         else:
             checked = stored
-    return lrat, checked, len(cases)
+    return lrat, checked, len(cases), len(found)
 
 
 def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget,
