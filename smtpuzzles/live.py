@@ -28,8 +28,9 @@ RECENT_CHECKS = 5  # ...but never fewer checks than this: one 12-minute check is
 SLOWEST = 3
 UNFINISHED = RESUMABLE  # runs still going, or stopped and resumable: the live view shows their progress
 # Steps that ran no solver: a position settled by a bound, a check closed because every one of its
-# cubes was refuted (smtpuzzles.cubes; the cubes are steps of their own).
-NOT_SOLVER = ("bound", "cubes")
+# cubes was refuted (smtpuzzles.cubes; the cubes are steps of their own), a closing claim refuted by
+# its cases (each a step of its own, refuted before).
+NOT_SOLVER = ("bound", "cubes", "cases")
 
 
 @dataclass
@@ -38,6 +39,7 @@ class Progress:
     steps: int  # steps recorded
     checks: int  # of them, solver checks (see NOT_SOLVER)
     solver_seconds: float
+    bounds: int = 0  # of them, positions settled by a bound
     best: Any = None  # the best value any SAT step holds (a vector for lex, an integer for max)
     best_step: int | None = None
     length: int | None = None  # lex: positions in the vector
@@ -74,6 +76,7 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
     solver = [s for s in steps if s.get("by") not in NOT_SOLVER]
     seconds = [float(s.get("seconds", 0)) for s in solver]
     out = Progress(objective, len(steps), len(solver), sum(seconds))
+    out.bounds = sum(1 for s in steps if s.get("by") == "bound")
     out.slowest = sorted(((s["index"], float(s.get("seconds", 0))) for s in solver),
                          key=lambda pair: (-pair[1], pair[0]))[:SLOWEST]
     if out.solver_seconds > 0:
@@ -143,8 +146,7 @@ def fields(p: Progress, show_value: Callable[[Any], Any] | None = None) -> list[
         if isinstance(shown, list):
             shown = " ".join(map(str, shown))
         out.append(("best", f"{shown}"))
-    bounds = p.steps - p.checks
-    out.append(("checks", f"{p.checks} by the solver" + (f", {bounds} settled by a bound" if bounds else "")
+    out.append(("checks", f"{p.checks} by the solver" + (f", {p.bounds} settled by a bound" if p.bounds else "")
                 + f", {duration(p.solver_seconds)} of solver time"))
     out.append(("checks/min", rate_text(p) + ", per solver-minute"))
     if p.slowest:

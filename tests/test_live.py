@@ -59,6 +59,17 @@ def test_lex_summary_counted_by_hand():
     assert live.estimate_text(p) == "rough: ~4.67s solver time = 1 left x 4.67s (mean of last 3)"
 
 
+def test_steps_that_ran_no_solver_are_neither_checks_nor_bounds():
+    """A check closed by its refuted cubes and a closing claim refuted by its cases ran no solver:
+    they are no checks (nor in the rate), and no position was settled by a bound in them."""
+    split = step(6, "exceed", "unsat", 0.0, by="cubes", prefix=[3, 1, 4], pos=3, than=2)
+    closing = step(7, "lex_greater", "unsat", 0.0, by="cases", best=[3, 1, 4, 2])
+    p = live.summarise(LEX_STEPS[:6] + [split, closing], "lex")
+    assert (p.steps, p.checks, p.bounds) == (8, 5, 1)  # the solver's: steps 0, 1, 2, 4, 5
+    assert dict(live.fields(p))["checks"].startswith("5 by the solver, 1 settled by a bound, ")
+    assert live.summary_line(p).startswith("progress: all 4 positions proved; 5 checks, ")
+
+
 def test_lex_objective_is_read_off_the_claims_and_a_refuted_closing_claim_ends_it():
     closing = step(7, "lex_greater", "unsat", 0.5, best=[3, 1, 4, 2])
     last = step(6, "exceed", "unsat", 2.0, prefix=[3, 1, 4], pos=3, than=2)
