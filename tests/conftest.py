@@ -61,6 +61,28 @@ class Cli:
         return result
 
 
+@contextlib.contextmanager
+def asking_closing_whole():
+    """King's-tour runs that ask the closing claim whole, as puzzles without Encoding.close_by_cases
+    do (and King's tours did below 144 cells until 2026-12-04): the hardest query of a small run,
+    which the cube tests split."""
+    import dataclasses
+
+    from smtpuzzles.puzzles import kingtour
+
+    real = kingtour.encode
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
+            real(board, encoding) if encoding else real(board), close_by_cases=False))
+        yield
+
+
+@pytest.fixture
+def closing_asked_whole():
+    with asking_closing_whole():
+        yield
+
+
 @pytest.fixture
 def cli(capsys, tmp_path):
     return Cli(capsys, tmp_path)

@@ -263,7 +263,11 @@ def expected_pristine(kind: str, run_dir: Path) -> tuple[list[tuple[str, bool, s
     if "certificate" not in run:  # nothing refuted: the claim needs no UNSAT answer
         return head + [("claims", True, words)] + drift, first + [words], "clean"
     step = unsat_index(run_dir, run["certificate"]["claim"])
-    claims = [("claims", True, f"{words}: recorded UNSAT at step {step}, and {CLOSES}")]
+    # A King's tour closes by its cases: "position i is the first to beat the best", one for each
+    # position whose digit is not the board's largest (counted here from the value).
+    cases = "" if kind not in ("kingtour", "kingtour6") else \
+        f" (by its {sum(1 for d in run['value'] if int(d) < run['instance']['size'])} cases, each refuted before)"
+    claims = [("claims", True, f"{words}: recorded UNSAT at step {step}{cases}, and {CLOSES}")]
     evidence = first + [f"{words}: recorded UNSAT step {step} and the certificate file"]
     searched = []  # Nonary: an independent search of the positions confirms the optimum without a solver
     if kind == "nonary":

@@ -20,6 +20,9 @@ from smtpuzzles.puzzles import kingtour
 
 BRUTE_4x4 = "".join(map(str, best_overall(4, 2, 2)))
 
+# Their splits are of the closing claim asked whole (conftest.closing_asked_whole).
+pytestmark = pytest.mark.usefixtures("closing_asked_whole")
+
 
 @pytest.mark.parametrize("encoding,depth,count", [("onehot", 1, 16), ("onehot-sym", 1, 3), ("onehot", 2, 84),
                                                   ("onehot-sym", 2, 3 + 5 + 8)])

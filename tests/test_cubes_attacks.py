@@ -14,7 +14,7 @@ import pytest
 from pysat.solvers import Solver
 
 from brute_kingtour import best_with_clues, clue_text, sudokus
-from conftest import one_error_line
+from conftest import asking_closing_whole, one_error_line
 from ledger_forge import forge_chain, read_ledger, write_gz_text
 from smtpuzzles import run as runner
 from smtpuzzles import symmetry
@@ -24,6 +24,9 @@ from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
 from smtpuzzles.puzzles import kingtour
 from smtpuzzles.symmetry import Lemma
+
+# Their splits are of the closing claim asked whole (conftest.closing_asked_whole).
+pytestmark = pytest.mark.usefixtures("closing_asked_whole")
 
 GRIDS_4x4 = list(sudokus(4, 2, 2))  # 288, with 2x2 boxes
 
@@ -40,7 +43,8 @@ def brute(board: kingtour.Board) -> str:
 def split_4x4(tmp_path_factory) -> Path:
     """An empty 4x4 run with every check split by the tour's first cell (3 cubes under symmetry)."""
     out = tmp_path_factory.mktemp("split")
-    _, ledger = runner.solve(kingtour, kingtour.parse(4, "2x2", None), "", out_dir=out, cubes=1, split_after=0)
+    with asking_closing_whole():
+        _, ledger = runner.solve(kingtour, kingtour.parse(4, "2x2", None), "", out_dir=out, cubes=1, split_after=0)
     return ledger.dir
 
 

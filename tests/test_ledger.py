@@ -120,9 +120,10 @@ def test_a_missing_closing_step_breaks_the_claim(cli):
     assert audit_exit(cli, run_dir)[0] == 1
 
 
-def test_position_steps_are_history_not_evidence(cli):
+def test_position_steps_are_history_not_evidence(cli, closing_asked_whole):
     """Dropping one position's UNSAT step leaves the optimum proved: refuting 'a number greater than
-    the claimed one' alone shows nothing beats it, so the audit does not demand the run's path."""
+    the claimed one' alone shows nothing beats it, so the audit does not demand the run's path.
+    (Closed by its cases, the run's position steps are its evidence: tests/test_closing_by_cases.py.)"""
     run_dir = solved_run(cli)
     run = json.loads((run_dir / "run.json").read_text())
     steps = [json.loads(l) for l in (run_dir / "steps.jsonl").read_text().splitlines()]
