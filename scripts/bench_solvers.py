@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from smtpuzzles.engines.satengine import SatEngine  # noqa: E402
 from smtpuzzles.objective import claim_terms  # noqa: E402
 from smtpuzzles.puzzles import kingtour  # noqa: E402
+from bench_cubes import recorded_claim  # noqa: E402  (this folder: the same reading of a ledger)
 
 
 def main() -> int:
@@ -53,15 +54,6 @@ def main() -> int:
         print(f"  {name:12} {answer.status:8} {seconds:7.1f} s wall, {cpu:7.1f} s CPU (+{loaded:.0f} s loading)  "
               f"{conflicts:>9,} conflicts, {conflicts / max(cpu, 1e-9):,.0f} per CPU second", flush=True)
     return 0
-
-
-def recorded_claim(run_dir: Path, index: int) -> dict:
-    """The claim of the run's recorded check `index` (the audit checks the ledger; this only reads it)."""
-    for line in (run_dir / "steps.jsonl").read_text().splitlines():
-        step = json.loads(line)
-        if step["index"] == index:
-            return dict(step["claim"])
-    sys.exit(f"{run_dir}: no recorded check {index}")
 
 
 if __name__ == "__main__":

@@ -61,19 +61,25 @@ class Cli:
         return result
 
 
-@contextlib.contextmanager
-def asking_closing_whole():
-    """King's-tour runs that ask the closing claim whole, as puzzles without Encoding.close_by_cases
-    do (and King's tours did below 144 cells until 2026-12-04): the hardest query of a small run,
-    which the cube tests split."""
+def kingtour_encoding_with(patch, **advice) -> None:
+    """King's-tour encodings with some of their advice to the driver changed (`patch`, a pytest
+    MonkeyPatch): the formula stays the encoder's own."""
     import dataclasses
 
     from smtpuzzles.puzzles import kingtour
 
     real = kingtour.encode
+    patch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
+        real(board, encoding) if encoding else real(board), **advice))
+
+
+@contextlib.contextmanager
+def asking_closing_whole():
+    """King's-tour runs that ask the closing claim whole, as puzzles without Encoding.close_by_cases
+    do (and King's tours did below 144 cells until 2026-12-04): the hardest query of a small run,
+    which the cube tests split."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
-            real(board, encoding) if encoding else real(board), close_by_cases=False))
+        kingtour_encoding_with(patch, close_by_cases=False)
         yield
 
 

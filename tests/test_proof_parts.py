@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line
+from conftest import kingtour_encoding_with, one_error_line
 from second_opinion import dratify_check, lrat_as_drup
 from smtpuzzles.proofs import proof as proofs
 from smtpuzzles.proofs.lrat import check_lrat
@@ -128,13 +128,7 @@ def test_claim_cases_is_the_clause_listing_the_claims_cases():
 def test_certify_splits_the_encoders_query_where_the_encoding_advises(cli, monkeypatch):
     """proof_parts on the encoder's side: the closing query refuted case by case ("position i is
     the first to beat the best"), joined, stored, and checked whole by the audit."""
-    import dataclasses
-
-    from smtpuzzles.puzzles import kingtour
-
-    real = kingtour.encode
-    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
-        real(board, encoding) if encoding else real(board), proof_parts=True))
+    in_parts(monkeypatch)
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
     record = json.loads((run_dir / "run.json").read_text())["proof"]
@@ -237,13 +231,7 @@ def test_the_audit_makes_the_encoders_proof_in_parts_where_the_encoding_advises(
     """No proof stored (14x14's did not fit results/): `audit --proof` refutes the closing query a
     case at a time as `certify` would, and checks the joined proof; a part joined wrongly leaves the
     claim without that evidence."""
-    import dataclasses
-
-    from smtpuzzles.puzzles import kingtour
-
-    real = kingtour.encode
-    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
-        real(board, encoding) if encoding else real(board), proof_parts=True))
+    in_parts(monkeypatch)
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     assert "proof" not in json.loads((run_dir / "run.json").read_text())
@@ -305,13 +293,7 @@ def test_a_kept_part_well_formed_and_wrong_is_rejected_and_named(tmp_path):
 
 
 def in_parts(monkeypatch) -> None:
-    import dataclasses
-
-    from smtpuzzles.puzzles import kingtour
-
-    real = kingtour.encode
-    monkeypatch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
-        real(board, encoding) if encoding else real(board), proof_parts=True))
+    kingtour_encoding_with(monkeypatch, proof_parts=True)
 
 
 def test_the_audit_keeps_its_parts_and_a_second_audit_takes_them(cli, monkeypatch, tmp_path):
