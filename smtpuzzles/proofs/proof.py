@@ -16,11 +16,12 @@ Nothing here knows a puzzle or the ledger: callers pass a `Formula` and assumpti
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
-from smtpuzzles.errors import InputError
 from smtpuzzles.formula import Formula, Term
+from smtpuzzles.proofs.dimacs import (  # noqa: F401 - this module's names for them, as callers use
+    Dimacs, ProofError, ReferenceProofError, Satisfiable, clause_lines, dimacs_of, read_dimacs)
 from smtpuzzles.children import die_with_parent
 from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
 
@@ -28,40 +29,6 @@ from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
 # A stored proof is read no further than this, as text; a DRUP proof checked by smtpuzzles.proofs.drup
 # costs about 6x that in memory, an LRAT one is checked as a stream.
 MAX_PROOF_BYTES = 512 * 1024 * 1024
-
-
-class ProofError(InputError):
-    """A query, proof or proof file that cannot be produced, read or accepted."""
-
-
-class ReferenceProofError(ProofError):
-    """The closing claim's proof is stored, its proof on the puzzle's reference formula is not."""
-
-
-@dataclass(frozen=True)
-class Dimacs:
-    """A CNF query as DIMACS text, with the numbers a checker needs and the text's sha-256."""
-
-    text: str
-    variables: int
-    clauses: int
-    # The clauses this process wrote the text from, read back instead of parsing the text again
-    # (about 0.1 s a query on 8x8). Never changed by the checkers, which copy them.
-    written_from: Sequence[Sequence[int]] | None = field(default=None, compare=False, repr=False)
-
-    def clause_list(self) -> tuple[int, Sequence[Sequence[int]]]:
-        """(variable count, clauses) of the query."""
-        if self.written_from is not None:
-            return self.variables, self.written_from
-        return read_dimacs(self.text)
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
-
-    @property
-    def data(self) -> bytes:
-        return self.text.encode()
 
 
 def query_clauses(formula: Formula, assumptions: Sequence[Term]) -> tuple[int, list[list[int]]]:
@@ -87,15 +54,6 @@ def dimacs(formula: Formula, assumptions: Sequence[Term]) -> Dimacs:
     return dimacs_of(*query_clauses(formula, assumptions))
 
 
-def dimacs_of(nvars: int, clauses: Sequence[Sequence[int]]) -> Dimacs:
-    """Clauses as DIMACS CNF text, one clause a line."""
-    return Dimacs(f"p cnf {nvars} {len(clauses)}\n" + clause_lines(clauses), nvars, len(clauses), tuple(clauses))
-
-
-def clause_lines(clauses: Sequence[Sequence[int]]) -> str:
-    return "".join(" ".join(map(str, c)) + " 0\n" if c else "0\n" for c in clauses)
-
-
 def claim_cases(query: Dimacs) -> int | None:
     """The number of the query's clause that lists its claim's cases: the query ends with the unit
     clause of the claim's literal u (as `query_clauses` writes it), and "u implies one of the cases"
@@ -107,38 +65,6 @@ def claim_cases(query: Dimacs) -> int | None:
     u = clauses[-1][0]
     found = max(((len(c), i) for i, c in enumerate(clauses, 1) if -u in c), default=None)
     return found[1] if found and found[0] > 2 else None
-
-
-def read_dimacs(data: str | bytes, where: str = "dimacs") -> tuple[int, list[list[int]]]:
-    """(variable count, clauses) of a DIMACS text, with a clear message for anything malformed."""
-    text = data.decode("ascii", errors="replace") if isinstance(data, bytes) else data
-    lines = text.split("\n")
-    header = 0
-    while header < len(lines) and (not lines[header].strip() or lines[header].startswith("c")):
-        header += 1
-    parts = lines[header].split() if header < len(lines) else []
-    if len(parts) != 4 or parts[:2] != ["p", "cnf"] or not (parts[2].isdigit() and parts[3].isdigit()):
-        raise ProofError("no 'p cnf VARIABLES CLAUSES' header", where)
-    nvars, nclauses = int(parts[2]), int(parts[3])
-    try:
-        numbers = [int(x) for x in " ".join(lines[header + 1:]).split()]
-    except ValueError:
-        raise ProofError("a token that is not an integer", where) from None
-    if numbers and numbers[-1] != 0:
-        raise ProofError("the last clause is not ended by 0", where)
-    clauses: list[list[int]] = []
-    current: list[int] = []
-    for x in numbers:
-        if x == 0:
-            clauses.append(current)
-            current = []
-        elif -nvars <= x <= nvars:
-            current.append(x)
-        else:
-            raise ProofError(f"literal {x} is outside the {nvars} declared variables", where)
-    if len(clauses) != nclauses:
-        raise ProofError(f"{len(clauses)} clauses where the header says {nclauses}", where)
-    return nvars, clauses
 
 
 # ---------------------------------------------------------------------------------------- proving
@@ -233,7 +159,7 @@ def _run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_b
         raise ProofError(f"{solver}'s proof passed {max_bytes:,} bytes after {seconds:.0f} s, more than {cap}; "
                          "no proof made", "proof")
     if child.returncode == SAT:
-        raise ProofError(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
+        raise Satisfiable(f"{solver} finds the query satisfiable: there is no proof of unsatisfiability", "proof")
     if child.returncode != UNSAT:
         with open(err_path, "rb") as err:
             err.seek(max(0, err_path.stat().st_size - 4096))
@@ -653,7 +579,7 @@ class Certified:
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
-                  keep: bool = True, parts_dir=None) -> Certified:
+                  keep: bool = True, parts_dir=None, observe=None) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -672,7 +598,10 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     reference proof, 9 million lemmas) its `lrat` is empty: checked here, too large to store. With
     `keep` False (a proof the audit makes, checks and forgets) it is never kept. `parts_dir`, a
     folder: each part made is kept there too (see `PartsStore`), and a part found there is not made
-    again, so a proof of hours stopped part-way resumes; what is found is checked like what is made."""
+    again, so a proof of hours stopped part-way resumes; what is found is checked like what is made.
+    `observe(query, lrat, case)`, when given, is shown every proof checked here before it counts:
+    the whole one (`case` None), or each part's, of the query and the unit `case` (see
+    smtpuzzles.proofs.external, which hands them to a second checker)."""
     import tempfile
     import time
 
@@ -691,8 +620,11 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     say(f"proving: {solver}, {query.variables:,} variables, {query.clauses:,} clauses")
     found = 0
     if solver == LRAT_SOLVER and split:
-        lrat, checked, parts, found = _certify_lrat_parts(query, split, timeout, say, started, budget, keep,
-                                                          None if parts_dir is None else PartsStore(parts_dir, query))
+        from smtpuzzles.proofs.parts import PartsStore, certify_in_parts
+
+        lrat, checked, parts, found = certify_in_parts(
+            query, split, timeout, say, started, budget, _proved_part, keep,
+            None if parts_dir is None else PartsStore(parts_dir, query), observe)
         name = f"{name}, in {parts} parts"
     elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)
@@ -700,6 +632,8 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
         lrat, checked = _certify_drup(query, solver, timeout, say, budget)
     if not checked.ok:  # a bug in the writer or the trim; never stored
         raise ProofError(f"the LRAT proof written here was rejected: {checked.message}", "proof")
+    if observe is not None and not split:
+        observe(query, lrat, None)
     return Certified(lrat, checked.lemmas, name, time.perf_counter() - started, found)
 
 
@@ -727,127 +661,6 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
     return lrat, checked
 
 
-def _certify_lrat_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget: ProofBudget,
-                        keep: bool = True, store: "PartsStore | None" = None):
-    """(LRAT, verdict, parts, parts found in `store`): Q refuted in parts, one per literal l of its clause number `split`,
-    each by CaDiCaL on Q and the unit l, joined into one proof of Q that smtpuzzles.proofs.lrat
-    checks against Q alone (so none of this is trusted), line by line as the parts are made.
-
-    Each part's lemmas are weakened by -l: a lemma E that followed from Q & l becomes E | -l, which
-    follows from Q by the same hints (l is true once -l is assumed false), less the unit l itself and
-    any hint holding l (satisfied then; its only use was to make l true). A lemma holding l becomes a
-    tautology and is left out. The part's empty clause becomes the unit -l, the part's other lemmas
-    are deleted, and last the split clause and those units give the empty clause. On large boards a
-    part is far easier than the whole (docs/benchmarks.md). Kept (`keep`), the joined text may be no
-    larger than the budget's text (what the audit reads of a stored proof); not kept, the checker
-    holds the query and one part's lemmas at a time, under limits for a proof made here."""
-    import time
-
-    from dataclasses import replace
-
-    from smtpuzzles.proofs.lrat import LIMITS, MADE_HERE, check_lrat
-
-    nvars, clauses = query.clause_list()
-    if not 0 < split <= len(clauses) or not clauses[split - 1]:
-        raise ProofError(f"clause {split} of the query is not one to split on", "proof")
-    cases = list(dict.fromkeys(clauses[split - 1]))
-    kept: list[bytes] = []
-    made = {"bytes": 0, "keep": keep}
-
-    found: list[tuple[int, int, object]] = []  # (first line, last line, file) of each part taken from `store`
-    count = {"lines": 0}
-
-    def lines():
-        for text, kept_in in _joined_parts(query, nvars, clauses, split, cases, timeout, say, started, budget, store):
-            first = count["lines"] + 1
-            count["lines"] += text.count(b"\n")
-            if kept_in is not None:
-                found.append((first, count["lines"], kept_in))
-            made["bytes"] += len(text)
-            if made["keep"] and made["bytes"] > budget.text_bytes:  # never storable now: hold no more of it
-                made["keep"] = False
-                kept.clear()
-            if made["keep"]:
-                kept.append(text)
-            yield from text.splitlines()
-
-    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout - (time.perf_counter() - started))
-    # Made here, it is bounded by time alone; parts read back from `store` were not made here, so
-    # what checking them may cost is bounded by their size, as for a proof read from a folder.
-    limits = MADE_HERE if store is None else replace(MADE_HERE, visits_per_byte=LIMITS.visits_per_byte)
-    checked = check_lrat(nvars, clauses, lines(), deadline=deadline, limits=limits)
-    if checked.ok is None:
-        raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
-    if checked.ok is False and found:
-        raise ProofError(_rejected_part(checked.message, found), "proof")
-    say(f"checked the {made['bytes'] / 1e6:.1f} MB proof of {len(cases)} parts")
-    lrat = b"".join(kept) if made["keep"] else b""
-    if lrat and checked.ok:
-        # Stored, it must pass the caps the audit reads a folder's proof under: checked again under them.
-        from smtpuzzles.proofs import lrat as checker
-
-        stored = check_lrat(nvars, clauses, lrat, limits=checker.LIMITS, deadline=deadline)
-        if stored.ok is None:
-            raise ProofError(f"{LRAT_SOLVER}'s proof was not checked within {timeout:g} s", "proof")
-        if stored.over_limit:
-            say(f"checked, too large to store ({stored.message})")
-            lrat = b""
-        else:
-            checked = stored
-    return lrat, checked, len(cases), len(found)
-
-
-def _joined_parts(query: Dimacs, nvars: int, clauses, split: int, cases, timeout, say, started, budget,
-                  store: "PartsStore | None" = None):
-    """The joined proof's text, a part at a time (see `_certify_lrat_parts`), the last line its end,
-    each with the file in `store` it was taken from (None: made here)."""
-    import time
-
-    m = len(clauses)
-    body = clause_lines(clauses)  # once: each part is this and its unit
-    units, next_id, size = [], m + 1, 0
-    for number, lit in enumerate(cases, 1):
-        left = None if timeout is None else timeout - (time.perf_counter() - started)
-        if left is not None and left <= 0:
-            raise ProofError(f"{LRAT_SOLVER} found no proof within {timeout:g} s ({number - 1} of {len(cases)} parts)",
-                             "proof")
-        stored = store.read(lit, budget) if store is not None else None
-        kept_in = None
-        try:
-            if stored is None:
-                raise ProofError("no stored part", "proof")
-            text, unit, next_id_after = _weakened(stored, clauses, lit, next_id, lemmas=LRAT_LIMITS.lemmas)
-            store.found += 1
-            kept_in = store.path(lit)
-        except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
-            lrat = _proved_part(Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1), left, budget)
-            if store is not None and not store.write(lit, lrat):
-                say(f"part {number} not kept in {store.folder}: {store.failure}")
-            text, unit, next_id_after = _weakened(lrat, clauses, lit, next_id)
-        next_id = next_id_after
-        units.append(unit)
-        size += len(text)
-        kept = f", {store.found} of them found in {store.folder}" if store is not None and store.found else ""
-        say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB{kept}")
-        yield text, kept_in
-    yield f"{next_id} 0 {' '.join(map(str, units))} {split} 0\n".encode(), None
-
-
-def _rejected_part(message: str, found: list) -> str:
-    """The line for a joined proof rejected with parts taken from a folder: the part the checker
-    stopped in, when it is one of those (remove it, and it is made again)."""
-    import re
-
-    where = re.match(r"proof line (\d+)", message)
-    line = int(where[1]) if where else 0
-    culprit = next((path for first, last, path in found if first <= line <= last), None)
-    if culprit is not None:
-        return f"the proof joined from parts was rejected: {message}; that line is of the part kept in {culprit}, " \
-               "not made here: remove it to make it anew"
-    return f"the proof joined from parts was rejected: {message}; {len(found)} of its parts came from " \
-           f"{found[0][2].parent}, not made here: remove them to make them anew"
-
-
 def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes:
     """A part's LRAT proof, made by CaDiCaL in a child and trimmed to what its empty clause rests on."""
     import tempfile
@@ -859,112 +672,6 @@ def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes
             return trim_lrat(raw, part.clauses, budget=budget)
         except ValueError:
             raise ProofError(f"{LRAT_SOLVER} wrote a proof that is not LRAT text", "proof") from None
-
-
-class PartsStore:
-    """A folder that keeps the parts of proofs made in parts, one gzip file per part, named by the
-    query's sha-256 and the part's literal, so that a proof stopped after hours resumes where it
-    was. Nothing found there is trusted: a part read back is joined and checked like one made here,
-    and one that is unreadable or proves nothing for its part is made again (and kept anew)."""
-
-    def __init__(self, folder, query: Dimacs):
-        from pathlib import Path
-
-        self.folder = Path(folder)
-        self.prefix = query.sha256[:20]
-        self.found = 0  # parts taken from the folder, not made
-        self.failure = ""  # why the last part could not be kept
-
-    def path(self, lit: int):
-        return self.folder / f"{self.prefix}{lit:+d}.lrat.gz"
-
-    def read(self, lit: int, budget: ProofBudget) -> bytes | None:
-        """The part kept for `lit`: None when there is none, or it is no regular file (a FIFO would
-        block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked."""
-        import gzip
-        import os
-        import stat
-        import zlib
-
-        try:
-            fd = os.open(self.path(lit), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return None
-        try:
-            with os.fdopen(fd, "rb") as raw:
-                if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
-                    return None
-                with gzip.GzipFile(fileobj=raw) as handle:
-                    data = handle.read(budget.text_bytes + 1)
-        except (OSError, EOFError, zlib.error):
-            return None
-        return data if len(data) <= budget.text_bytes else None
-
-    def write(self, lit: int, lrat: bytes) -> bool:
-        """Keep a part: written whole to a new file of its own (never through a link someone left
-        at a name), then renamed, so a part killed mid-write is never found. False, with the reason
-        in `failure`, when it cannot be kept (the proof goes on: the folder only saves time)."""
-        import gzip
-        import os
-        import tempfile
-
-        temporary = None
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=".part-", dir=self.folder)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(gzip.compress(lrat, compresslevel=1, mtime=0))
-            os.replace(temporary, self.path(lit))
-            return True
-        except OSError as exc:
-            self.failure = exc.strerror or str(exc)
-            if temporary is not None:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-            return False
-
-
-def _weakened(lrat: bytes, clauses: list[list[int]], lit: int, next_id: int,
-              lemmas: int | None = None) -> tuple[bytes, int, int]:
-    """(text, the id of the unit -lit, the next free id): a part's trimmed LRAT proof of Q & lit
-    (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`.
-    Read a line at a time and written into one buffer: its memory is the text and an id per lemma,
-    and with `lemmas` (a part read back, not made here) no more than that many lemmas are taken."""
-    import io
-
-    m = len(clauses)
-    holding = {i for i, c in enumerate(clauses, 1) if lit in c} | {m + 1}  # satisfied once lit is true
-    ids: dict[int, int] = {}
-    out = bytearray()
-    for line in io.BytesIO(lrat):
-        tokens = line.split()
-        if len(tokens) < 3 or tokens[1] == b"d":
-            continue
-        ident, rest = int(tokens[0]), [int(x) for x in tokens[1:]]
-        zero = rest.index(0)
-        lits, hints = rest[:zero], rest[zero + 1:-1]
-        if lit in lits:
-            holding.add(ident)
-            continue
-        hints = [h if h <= m else ids.get(h, -h) for h in hints if h not in holding]
-        if any(h < 0 for h in hints):  # a lemma of the part not seen before it: never renumbered blindly
-            raise ProofError(f"{LRAT_SOLVER}'s proof of a part hints a lemma it has not derived yet "
-                             f"({-min(hints)}, in lemma {ident})", "proof")
-        if lemmas is not None and len(ids) >= lemmas:
-            raise ProofError(f"a part of more than {lemmas:,} lemmas", "proof")
-        weak = lits if -lit in lits else lits + [-lit]
-        ids[ident] = next_id
-        out += f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n".encode()
-        next_id += 1
-        if not lits:
-            unit = ids[ident]
-            others = [i for i in ids.values() if i != unit]
-            for start in range(0, len(others), 10_000):  # lines well under the checker's line cap
-                out += f"{unit} d {' '.join(map(str, others[start:start + 10_000]))} 0\n".encode()
-            return bytes(out), unit, next_id
-    raise ProofError(f"{LRAT_SOLVER}'s proof of a part derives no empty clause", "proof")
 
 
 def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say, budget: ProofBudget):
