@@ -26,6 +26,7 @@ from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Rep
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import parts_folder
+from smtpuzzles.proofs.external import find_checker
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -150,6 +151,9 @@ def run_audit_command(args) -> int:
         if not args.proof:
             raise InputError("keeps the parts of proofs --proof makes: add --proof", "--keep-parts")
         parts_dir = parts_folder(args.keep_parts)
+    if args.checker is not None and not args.proof:
+        raise InputError("checks the proofs --proof checks or makes: add --proof", "--checker")
+    checker = find_checker(args.checker) if args.proof else None
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
@@ -168,7 +172,7 @@ def run_audit_command(args) -> int:
                 continue
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
-            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir), label))
+            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checker), label))
     return _print_audits(args, rows, console, single)
 
 
@@ -209,7 +213,7 @@ def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
     return found
 
 
-def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None):
+def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None, checker=None):
     """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
     busy = args.resolve or args.proof
     live = Live(progress, console=err, refresh_per_second=4, transient=True) \
@@ -220,7 +224,7 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_d
         try:
             report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
                            timeout=args.time_limit, progress=progress if busy else None, proof=args.proof,
-                           parts_dir=parts_dir)
+                           parts_dir=parts_dir, checker=checker)
         finally:
             if live:
                 live.stop()

@@ -56,6 +56,13 @@ Optional (default in brackets):
                                             {"op": "at_least", "k": k}, {"op": "block", "solutions":
                                             [...]}, {"op": "first"}; None where it has none [absent:
                                             the audit says the claim rests on the encoder]
+  reference_witness(instance, solution)     required with `reference`: the literals of the formula
+    -> list[int]                            `reference(instance, {"op": "first"})` that say this
+                                            (refereed) solution, its variables for what the rules
+                                            speak of; the audit checks that formula has a model
+                                            holding them before a reference proof counts, so a
+                                            reference stricter than the rules (or unsatisfiable)
+                                            fails the audit instead of backing any claim
   reference_symmetry(instance, claim)       a symmetry lemma for that formula F, proposed, never
     -> dict | None                          trusted: {"generators": [[[var, image], ...], ...],
                                             "blocks": [[literals, auxiliaries], ...] (its at-most-one
@@ -194,7 +201,7 @@ REQUIRED = {
 OPTIONAL = {
     "SUMMARY": str, "OPTIONS": tuple, "INLINE": tuple, "INPUT_REQUIRED": bool, "ACCEPTS_URLS": bool, "SPLITS": tuple,
     "ENGINE_PARAMS": dict, "CONVERTS": str, "describe": 1, "same_solution": 3, "progress": 2, "examples": 0,
-    "certificate": 2, "certify": 2, "convert": 2, "reference": 2, "reference_symmetry": 2,
+    "certificate": 2, "certify": 2, "convert": 2, "reference": 2, "reference_witness": 2, "reference_symmetry": 2,
     "brute_force": 2, "draw": 2,
 }
 
@@ -270,6 +277,9 @@ def problems(source: object) -> list[str]:
             check_params(engine, params)
         except InputError as exc:
             found.append(f"ENGINE_PARAMS[{engine!r}]: {exc.message}")
+    if callable(getattr(source, "reference", None)) and not callable(getattr(source, "reference_witness", None)):
+        found.append("reference needs reference_witness, the literals of its formula that say a solution "
+                     "(the audit holds the reference to the run's own solutions with it)")
     if callable(getattr(source, "convert", None)) and not getattr(source, "CONVERTS", None):
         found.append("convert needs CONVERTS, what it converts in words")
     return found
@@ -304,6 +314,7 @@ class Puzzle:
             getattr(source, "certificate", None) or getattr(source, "certify", None))
         self.convert: Callable[[str, str], str] | None = getattr(source, "convert", None)
         self.reference: Callable[[Any, dict], str | None] | None = getattr(source, "reference", None)
+        self.reference_witness: Callable[[Any, dict], list[int]] | None = getattr(source, "reference_witness", None)
         self.reference_symmetry: Callable[[Any, dict], dict | None] | None = getattr(source, "reference_symmetry", None)
         self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)
         self.draw: Callable[[Any, dict | None], str] | None = getattr(source, "draw", None)

@@ -19,6 +19,12 @@ from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERE
 
 STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: the "
             "encoder's formula is stricter than the rules")
+FALSE_BY_RULES = ("the claim is false: the reference encoding, written from the rules alone, has a solution the "
+                  "claim rules out")
+FALSE_BY_ENCODER = "the claim is false: the query built here from today's encoder has a solution"
+
+# What became of one proof, as a value (never read from a message, whose words may hold a folder's name).
+PROVED, SATISFIABLE, UNDECIDED, FAILED = "proved", "satisfiable", "undecided", "failed"
 
 
 @dataclass(frozen=True)
@@ -39,54 +45,62 @@ REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENC
                       "the reference formula built here from the rules alone", "reference")
 
 
-def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None) -> None:
+def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None, checker=None) -> str | None:
     """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
     the query built here, or, with none stored, one made here by a proof-logging solver and checked
-    by this package's DRUP checker. Either way the evidence rests on the CNF builder and a checker,
-    not on any solver's answer."""
+    here; with `checker` (smtpuzzles.proofs.external), by that program as well. Either way the
+    evidence rests on the CNF builder and a checker, not on any solver's answer. Returns what
+    became of it (PROVED, SATISFIABLE, ...), None when there was nothing to prove."""
     from smtpuzzles.proofs import proof as proofs
 
     if claim is None:
         report.add("proof", True, "nothing to prove: the run claims no optimum, infeasibility or uniqueness")
-        return
+        return None
     if enc.formula.cnf is None:
         report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
-        return
+        return None
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
     # The encoding's advice to refute the claim a case at a time holds for a proof made here too: a
     # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
-    _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                 proofs.claim_cases(query) if enc.proof_parts else None, parts_dir)
-    if _proved(report, "proof"):
+    outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
+                           proofs.claim_cases(query) if enc.proof_parts else None, parts_dir, checker)
+    if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
+    return outcome
 
 
 def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, progress, beside: bool,
-               parts_dir=None) -> None:
+               parts_dir=None, checker=None) -> None:
     """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
     the encoder's is made here, so their solver children run on two cores at once (the 15x15
     record's two proofs take the longer one's time, not the sum). Its findings are added after the
     encoder's, in the order a sequential audit gives them; a Ctrl-C or an error here stops it.
     Only when both are made here: checking a stored one takes seconds, and a folder's broken proof
-    stops the audit with one line before anything else is said (exit 2)."""
-    if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
-        prove(report, folder, enc, claim, timeout, progress, parts_dir)
-        prove_reference(report, folder, rules, claim, timeout, progress, parts_dir)
-        return
-    from smtpuzzles.proofs.proof import BackgroundProof
+    stops the audit with one line before anything else is said (exit 2).
 
-    reference = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
-    work = BackgroundProof(lambda: prove_reference(reference, folder, rules, claim, timeout, progress, parts_dir))
-    try:
-        prove(report, folder, enc, claim, timeout, progress, parts_dir)
-    except BaseException:
-        work.stop()
-        raise
-    work.result()
-    report.findings += reference.findings
-    report.rests_on += reference.rests_on
-    report.evidence += reference.evidence
+    A reference formula with a solution the claim rules out makes the claim false by the rules; it
+    is blamed on the encoder being stricter than the rules only when the encoder's query was refuted."""
+    if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
+        main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checker)
+        reference = prove_reference(report, folder, rules, claim, timeout, progress, parts_dir, checker)
+    else:
+        from smtpuzzles.proofs.proof import BackgroundProof
+
+        beside_report = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
+        work = BackgroundProof(lambda: prove_reference(beside_report, folder, rules, claim, timeout, progress,
+                                                       parts_dir, checker))
+        try:
+            main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checker)
+        except BaseException:
+            work.stop()
+            raise
+        reference = work.result()
+        report.findings += beside_report.findings
+        report.rests_on += beside_report.rests_on
+        report.evidence += beside_report.evidence
+    if reference == SATISFIABLE:
+        report.add(REFERENCE.section, False, STRICTER if main == PROVED else FALSE_BY_RULES)
 
 
 def _proved(report, section: str) -> bool:
@@ -94,52 +108,61 @@ def _proved(report, section: str) -> bool:
     return bool(last) and last[-1].ok is True
 
 
-def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress, parts_dir=None) -> None:
+def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress, parts_dir=None,
+                    checker=None) -> str | None:
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
-    claim its own proof cannot catch, and this one does."""
+    claim its own proof cannot catch, and this one does. It counts only once the reference formula
+    is shown to admit the run's own solutions (smtpuzzles.auditing.witness): a reference stricter
+    than the rules, or one with no model at all, would otherwise back any claim. A SATISFIABLE
+    outcome is left to `prove_both` to word, which knows what became of the encoder's query."""
+    from smtpuzzles.auditing import witness
     from smtpuzzles.folders.readback import reference_query
 
     if claim is None:
-        return
+        return None
     module = rules.module
     reference = reference_query(module, rules.instance, claim, str(folder.path / RUN))
     if reference is None:
         report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
                                       "this tool's encoder" + (" and the solver-free certificate" if module.certificate else ""))
-        return
+        return None
     record = folder.run.get(REFERENCE.key)
     symmetric = bool(record.get("symmetry")) if record is not None else reference.broken is not None
     if symmetric and reference.broken is None:
         report.add("reference", False, f"the stored reference proof is of the formula with a breaking clause, and "
                                        f"{reference.refused or 'the puzzle proposes no symmetry lemma'}")
-        return
+        return FAILED
     if symmetric and record is not None and record["symmetry"] != reference.words(symmetric):
         report.add("reference", False, "the stored reference proof does not record the symmetry lemma checked here "
                                        "(its words in run.json differ)")
-        return
+        return FAILED
+    fits, words = witness.check(module, rules.instance, claim, folder.solution, timeout)
+    report.add("reference", fits, words)
+    if fits is not True:
+        return FAILED if fits is False else UNDECIDED
     kind = replace(REFERENCE, of=f"{REFERENCE.of} and the breaking clause of its symmetry lemma, checked here") \
         if symmetric else REFERENCE
-    _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
-                 reference.split if symmetric else None, parts_dir)
-    if _proved(report, "reference"):
-        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+    outcome = _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
+                           reference.split if symmetric else None, parts_dir, checker)
+    if outcome == PROVED:
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone, shown to admit the "
+                               "run's own solutions")
         if symmetric:
             report.rests_on.append(f"its symmetry lemma, checked here by smtpuzzles.symmetry ({reference.summary})")
         if reference.refused:
             report.evidence.append(f"{reference.refused}: the reference formula was proved without it")
+    return outcome
 
 
 def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None,
-                 parts_dir=None) -> None:
+                 parts_dir=None, checker=None) -> str:
     from smtpuzzles.proofs import proof as proofs
 
     if kind.key in folder.run:
-        _check_stored_proof(report, folder, kind, query, claim, timeout, progress)
-        return
-    if kind.key == REFERENCE.key or split:
-        _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir)
-        return
+        return _check_stored_proof(report, folder, kind, query, claim, timeout, progress, checker)
+    if kind.key == REFERENCE.key or split or checker is not None:  # an outside checker reads LRAT only
+        return _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir, checker)
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
           "at": time.monotonic()})
@@ -148,12 +171,7 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
               "seconds": 0.0})
-        satisfiable = "satisfiable" in exc.message
-        if satisfiable and kind.key == REFERENCE.key:
-            report.add(kind.section, False, STRICTER)
-            return
-        report.add(kind.section, False if satisfiable else None, f"no {kind.label}: {exc.message}")
-        return
+        return _no_proof(report, kind, exc)
     started = time.perf_counter()
     ok, message = proofs.check(query, made)
     checked = time.perf_counter() - started
@@ -162,13 +180,28 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
     of = "" if kind.key == MAIN_PROOF.key else " on the reference formula"
     words = (f"DRUP proof of the refutation{of} ({query.variables:,} variables, {len(made.text) / 1e6:.1f} MB) "
              f"made by {made.solver} in {made.seconds:.1f} s, checked by smtpuzzles.proofs.drup in {checked:.1f} s")
-    _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
+    return _proof_verdict(report, kind, ok, words, f"the {kind.label} was rejected: {message}")
 
 
-def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> None:
+def _no_proof(report, kind: ProofKind, exc) -> str:
+    """The finding for a proof that could not be made: a model found (the claim is false; the
+    reference's is worded by `prove_both`), or none made in time or within the caps (undecided)."""
+    from smtpuzzles.proofs.dimacs import Satisfiable
+
+    if isinstance(exc, Satisfiable):
+        if kind.key == MAIN_PROOF.key:
+            report.add(kind.section, False, f"{FALSE_BY_ENCODER} ({exc.message})")
+        return SATISFIABLE
+    report.add(kind.section, None, f"no {kind.label}: {exc.message}")
+    return UNDECIDED
+
+
+def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, checker=None) -> None:
     """`--proof all`: every recorded UNSAT step's claim, rebuilt by today's encoder, refuted with a
-    proof-logging solver and its DRUP proof checked here (the certificate's claim is done above)."""
-    from smtpuzzles.proofs import proof as proofs
+    proof-logging solver and its proof checked here, and by `checker` when given (the
+    certificate's claim is done above)."""
+    from smtpuzzles.proofs import external, proof as proofs
+    from smtpuzzles.proofs.dimacs import Satisfiable
 
     tell = progress or (lambda event: None)
     where = folder.steps_where
@@ -185,9 +218,14 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
               "at": time.monotonic()})
         started = time.perf_counter()
         try:
-            ok, message = proofs.check(query, proofs.prove(query, timeout=timeout))
+            if checker is None:
+                ok, message = proofs.check(query, proofs.prove(query, timeout=timeout))
+            else:
+                tally = external.Tally(checker, timeout)
+                proofs.certify_query(query, timeout=timeout, keep=False, observe=tally)
+                ok, message = tally.verdict()
         except proofs.ProofError as exc:
-            ok, message = (False if "satisfiable" in exc.message else None), exc.message
+            ok, message = (False if isinstance(exc, Satisfiable) else None), exc.message
         tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
               "answer": "checked" if ok else "no proof", "seconds": time.perf_counter() - started})
         if ok:
@@ -195,33 +233,31 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress) -> N
         else:
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
+        how = "smtpuzzles.proofs.drup" if checker is None else f"smtpuzzles.proofs.lrat and by {checker.name}"
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
-                "with a DRUP proof checked by smtpuzzles.proofs.drup"
+                f"with a proof checked by {how}"
         report.add("proof", True, words)
         report.evidence.append(words)
 
 
-def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None) -> None:
+def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None,
+                     checker=None) -> str:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
-    checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to."""
-    from smtpuzzles.proofs import proof as proofs
+    checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to, and by `checker`."""
+    from smtpuzzles.proofs import external, proof as proofs
 
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
     started = time.perf_counter()
+    tally = external.Tally(checker, timeout) if checker is not None else None
     try:
-        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir,
+        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir, observe=tally,
                                     progress=lambda words: tell(
             {"query": kind.query, "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "no proof",
               "seconds": time.perf_counter() - started})
-        satisfiable = "satisfiable" in exc.message
-        if satisfiable and kind.key == REFERENCE.key:
-            report.add(kind.section, False, STRICTER)
-        else:
-            report.add(kind.section, False if satisfiable else None, f"no {kind.label}: {exc.message}")
-        return
+        return _no_proof(report, kind, exc)
     tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "checked",
           "seconds": made.seconds})
     of = "the refutation" if kind.key == MAIN_PROOF.key else "the reference formula"
@@ -230,10 +266,22 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
              else f"made here by {made.solver}")
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
-    _proof_verdict(report, kind, True, words, "")
+    outcome = _proof_verdict(report, kind, True, words, "")
+    return outcome if tally is None else _outside_verdict(report, kind, *tally.verdict(split))
 
 
-def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress) -> None:
+def _outside_verdict(report, kind: ProofKind, ok: bool | None, words: str) -> str:
+    """What the outside checker said of a proof smtpuzzles.proofs.lrat accepted: a rejection fails
+    the claim (the checker the auditor chose does not back it), no verdict in time leaves it undecided."""
+    report.add(kind.section, ok, f"the same {kind.label}: {words}" if ok else
+               f"the {kind.label} smtpuzzles.proofs.lrat accepted was not accepted by the outside checker: {words}")
+    if ok:
+        report.evidence.append(f"the {kind.label}, {words}")
+        return PROVED
+    return FAILED if ok is False else UNDECIDED
+
+
+def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, checker=None) -> str:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
     from smtpuzzles.proofs import proof as proofs
@@ -243,29 +291,29 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
     if not same_json(record["claim"], claim):
         report.add(section, False, f"the stored {label} refutes '{describe(record['claim'])[:60]}', not the derived "
                                    f"'{describe(claim)[:60]}'")
-        return
+        return FAILED
     what = "DIMACS" if kind.key == MAIN_PROOF.key else "reference DIMACS"
     digest = folder.gz_digest(kind.dimacs, len(query.data) + 1, f"stored {what}")
     if digest is None:
         report.add(section, False, f"the stored {what} is missing ({stored_dimacs})")
-        return
+        return FAILED
     if digest[0] != query.sha256 or record["dimacs_sha256"] != query.sha256:
         builds = "the query today's encoder builds" if kind.key == MAIN_PROOF.key else "the formula the reference encoding builds"
         report.add(section, False, f"the stored {what} is not {builds} ({stored_dimacs})")
-        return
+        return FAILED
     started = time.perf_counter()
     # First its bytes, hashed as they expand (a compressed bomb stops at the cap), then the check,
     # line by line as the file expands again: the proof is never held whole.
     digest = folder.gz_digest(kind.proof, proofs.MAX_PROOF_BYTES, f"stored {label}")
     if digest is None:
         report.add(section, False, f"the stored {label} is missing ({stored_lrat})")
-        return
+        return FAILED
     if digest[0] == "larger":
         raise LedgerError(f"stored {label} expands past {proofs.MAX_PROOF_BYTES:,} bytes; refusing to read it",
                           str(stored_lrat))
     if digest[0] != record["sha256"]:
         report.add(section, False, f"the stored {label} does not match its recorded sha-256 ({stored_lrat})")
-        return
+        return FAILED
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"its stored LRAT {label}", "verb": "checking", "state": "started",
           "at": time.monotonic()})
@@ -282,16 +330,29 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
           "answer": {True: "checked", False: "rejected", None: "out of time"}[ok], "seconds": seconds})
     if ok is None:
         report.add(section, None, f"the stored {label}'s check ran out of --time-limit ({message})")
-        return
+        return UNDECIDED
     of = "" if kind.key == MAIN_PROOF.key else " of the reference formula"
     words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
              f"{kind.of} ({query.variables:,} variables) by smtpuzzles.proofs.lrat in {seconds:.1f} s")
-    _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
+    outcome = _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
+    if outcome != PROVED or checker is None:
+        return outcome
+    from smtpuzzles.proofs import external
+
+    # The stored proof streamed once more (its hash was checked above), to the outside checker.
+    again = folder.gz_lines(kind.proof, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, f"stored {label}")
+    said = external.check(checker, query, again, timeout)
+    if again.finish() != digest[0]:
+        report.add(section, False, f"the stored {label} changed while the outside checker was given it")
+        return FAILED
+    return _outside_verdict(report, kind, *said)
 
 
-def _proof_verdict(report, kind: ProofKind, ok: bool, words: str, rejected: str) -> None:
+def _proof_verdict(report, kind: ProofKind, ok: bool, words: str, rejected: str) -> str:
     """A checked proof is evidence that needs no solver's word: the UNSAT answer counts as checked."""
     report.add(kind.section, ok, words if ok else rejected)
     if ok:
         report.unchecked_unsat = False
         report.evidence.append(words)
+        return PROVED
+    return FAILED

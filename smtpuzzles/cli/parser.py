@@ -156,6 +156,10 @@ def _audit_command(sub) -> None:
                        help="keep each part of a proof --proof makes in parts (the largest formulas) in "
                             "DIR, and take the parts found there instead of making them again: an audit of "
                             "hours, stopped, resumes; what is found is checked as what is made")
+    audit.add_argument("--checker", metavar="PATH",
+                       help="with --proof, hand every proof checked or made to this LRAT checker as well (such "
+                            "as cake_lpr, the verified checker; default: cake_lpr when it is on PATH, 'none' "
+                            "for none); the report says which checker accepted what")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     progress_flag(audit)

@@ -135,6 +135,14 @@ def reference(instance, claim: dict) -> str:
     return built.dimacs()
 
 
+def reference_witness(instance, solution: dict) -> list[int]:
+    """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
+    the reference to the run's own solutions with them)."""
+    from smtpuzzles.puzzles.rules import kingtour as rules
+
+    return rules.witness(instance, solution)
+
+
 def reference_symmetry(instance, claim: dict) -> dict | None:
     """The board's symmetries as a lemma on that formula (the tour's start among orbit
     representatives), checked by smtpuzzles.symmetry.check_formula before a proof may use it: on
@@ -149,5 +157,6 @@ __all__ = ['Board', 'DEFAULT_ENGINE', 'DIGIT_CHARS', 'ENCODINGS', 'ENGINE_PARAMS
            'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', '_encode_onehot', '_encode_posted', '_encode_symmetric',
            'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
            'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference',
+           'reference_witness',
            'reference_symmetry',
            'render', 'snake_solution', 'tour_cubes', 'value', 'value_json', 'value_text']

@@ -132,3 +132,11 @@ def reference(instance, claim: dict) -> str:
     from smtpuzzles.puzzles.rules import nonary as rules
 
     return rules.reference(instance, claim).dimacs()
+
+
+def reference_witness(instance, solution: dict) -> list[int]:
+    """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
+    the reference to the run's own solutions with them)."""
+    from smtpuzzles.puzzles.rules import nonary as rules
+
+    return rules.witness(instance, solution)

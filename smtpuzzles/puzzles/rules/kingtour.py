@@ -99,3 +99,12 @@ def decode(board, model) -> dict:
             tour[r][c] = t + 1
     return {"grid": grid, "tour": tour}
 
+
+
+def witness(board, solution: dict) -> list[int]:
+    """The literals that say a solution: each cell's digit, and the cell each step visits."""
+    n = board.size
+    _, digit, visit, _ = _declare(board)
+    grid, tour = solution["grid"], solution["tour"]
+    return [digit[r, c, grid[r][c]] for r in range(n) for c in range(n)] + \
+        [visit[tour[r][c] - 1, r, c] for r in range(n) for c in range(n)]

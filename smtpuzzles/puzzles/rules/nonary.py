@@ -106,3 +106,17 @@ def decode(game, model) -> dict:
             if door[t, d] in true:
                 moves.append({"door": d, "players": [p for p in PLAYERS if goes[t, p] in true]})
     return {"moves": moves}
+
+
+def witness(game, solution: dict) -> list[int]:
+    """The literals that say a plan: move t passes its door with its players at step t, and the
+    steps after the last move pass none."""
+    _, _, door, goes = _declare(game)
+    moves, steps = solution["moves"], len(game.doors)
+    said = []
+    for t in range(1, steps + 1):
+        move = moves[t - 1] if t <= len(moves) else None
+        said += [door[t, d] if move is not None and move["door"] == d else -door[t, d] for d in range(len(game.doors))]
+        if move is not None:
+            said += [goes[t, p] if p in move["players"] else -goes[t, p] for p in PLAYERS]
+    return said

@@ -108,3 +108,14 @@ def decode(board, model) -> dict:
             for c in range(left, right + 1):
                 grid[r][c] = number
     return {"regions": grid}
+
+
+def witness(board, solution: dict) -> list[int]:
+    """The literals that say a solution: each of its regions is a region. A region that is not a
+    rectangle the rules allow has no variable to say it (the referee never passes one)."""
+    h, w = len(board.rows), len(board.rows[0])
+    _, region = _declare(board)
+    rects = _partition(solution["regions"], h, w)
+    if rects is None or any(rect not in region for rect in rects):
+        raise ValueError("a region the rules do not allow")
+    return [region[rect] for rect in rects]

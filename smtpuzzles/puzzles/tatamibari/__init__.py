@@ -133,6 +133,14 @@ def reference(instance, claim: dict) -> str:
     return rules.reference(instance, claim).dimacs()
 
 
+def reference_witness(instance, solution: dict) -> list[int]:
+    """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
+    the reference to the run's own solutions with them)."""
+    from smtpuzzles.puzzles.rules import tatamibari as rules
+
+    return rules.witness(instance, solution)
+
+
 def brute_force(instance, limit: int) -> list | None:
     """Every solution, by a search written from the rules (smtpuzzles.puzzles.search.tatamibari),
     or None past `limit` rectangles tried: `smtpuzzles.auditing.crosscheck` holds the solver to it."""
@@ -148,6 +156,7 @@ __all__ = ['ACCEPTS_URLS', 'Board', 'CLUES', 'CONVERTS', 'DEFAULT_ENGINE', 'EMPT
            'canonical', 'cell_name', 'cell_owners', 'check_limits', 'clue_spans', 'contiguous', 'convert',
            'describe', 'draw', 'encode', 'encode_rectangles', 'encode_spans', 'examples', 'fitting_widths',
            'from_canonical', 'from_text', 'from_url', 'held_together', 'load', 'no_four_meet', 'rect_name',
-           'rects_from_regions', 'rects_with_clue', 'referee', 'reference', 'region_boxes', 'regions_from_rects',
+           'rects_from_regions', 'rects_with_clue', 'referee', 'reference',
+           'reference_witness', 'region_boxes', 'regions_from_rects',
            'render', 'renumber', 'row_spans', 'same_solution', 'shape_fits', 'shape_rule', 'to_text', 'to_url',
            'value', 'value_json']

@@ -1,0 +1,140 @@
+"""A second LRAT checker from outside this tool: cake_lpr, the formally verified checker the SAT
+Competition uses, or any program called as `CHECKER FORMULA.cnf PROOF.lrat` that prints the line
+`s VERIFIED UNSAT` and exits 0 when the proof refutes the formula. `audit --proof --checker PATH`
+hands it every proof the audit checks or makes, beside smtpuzzles.proofs.lrat, so a claim can rest
+on a checker this project did not write.
+
+The program is run in a child process with a time bound, its output read no further than its
+last 64 KiB (and the child stopped past 1 MiB of it), and anything but that line and exit status 0
+is a rejection; running past the time bound is no verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.proofs.dimacs import Dimacs
+
+ACCEPTED = b"s VERIFIED UNSAT"
+DEFAULT_NAME = "cake_lpr"  # looked up on PATH when no --checker is given
+MAX_OUTPUT = 1 << 20
+POLL = 0.1
+
+
+@dataclass(frozen=True)
+class ExternalChecker:
+    path: str  # absolute
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+
+def find_checker(given: str | None, where: str = "--checker") -> ExternalChecker | None:
+    """The checker `given` names (a path, or a program on PATH), None for "none"; with nothing given,
+    cake_lpr when it is on PATH. A name that leads to no executable file is one InputError line."""
+    if given is None:
+        found = shutil.which(DEFAULT_NAME)
+        return ExternalChecker(os.path.abspath(found)) if found else None
+    if not isinstance(given, str) or not given or "\0" in given:
+        raise InputError("takes the path of an LRAT checker such as cake_lpr, or 'none'", where)
+    if given == "none":
+        return None
+    found = shutil.which(given) if os.sep not in given else (given if os.path.isfile(given) else None)
+    if found is None or not os.path.isfile(found):
+        raise InputError(f"no checker program at {given!r}", where)
+    if not os.access(found, os.X_OK):
+        raise InputError(f"{given!r} is not executable", where)
+    return ExternalChecker(os.path.abspath(found))
+
+
+def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | None) -> tuple[bool | None, str]:
+    """(accepted, one line): the checker run on two files. None when it ran past `timeout`."""
+    import subprocess
+    import tempfile
+    import time
+
+    from smtpuzzles.children import die_with_parent
+    from smtpuzzles.proofs.proof import BackgroundProof
+
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen([checker.path, str(cnf_path), str(lrat_path)], stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        owner = BackgroundProof.of_this_thread()
+        if owner is not None:
+            owner.watch(child)  # a Ctrl-C or a failed proof beside it stops this one too
+        stopped = None
+        try:
+            while child.poll() is None:
+                if timeout is not None and time.monotonic() - started > timeout:
+                    stopped = f"ran past {timeout:g} s"
+                elif os.fstat(out.fileno()).st_size > MAX_OUTPUT:
+                    stopped = f"printed more than {MAX_OUTPUT:,} bytes"
+                if stopped:
+                    break
+                time.sleep(POLL)
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+        seconds = time.monotonic() - started
+        if stopped and stopped.startswith("ran past"):
+            return None, f"{checker.name} {stopped} without a verdict"
+        out.seek(max(0, os.fstat(out.fileno()).st_size - (64 << 10)))
+        lines = [line.strip() for line in out.read().splitlines()]
+    if stopped is None and child.returncode == 0 and ACCEPTED in lines:
+        return True, f"{checker.name} printed '{ACCEPTED.decode()}' in {seconds:.1f} s"
+    said = next((line for line in reversed(lines) if line), b"nothing")
+    text = said[:120].decode("ascii", "backslashreplace").encode("unicode_escape").decode("ascii")
+    return False, f"{checker.name} did not accept it ({stopped or f'exit {child.returncode}'}; its last line: {text})"
+
+
+def check(checker: ExternalChecker, query: Dimacs, lrat, timeout: float | None) -> tuple[bool | None, str]:
+    """The checker on a query and its LRAT proof (bytes, or an iterable of lines without their
+    newlines, as a stored proof is streamed), written to temporary files."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="smtpuzzles-checker-") as tmp:
+        cnf, proof = Path(tmp) / "formula.cnf", Path(tmp) / "proof.lrat"
+        cnf.write_bytes(query.data)
+        with open(proof, "wb") as handle:
+            if isinstance(lrat, (bytes, bytearray)):
+                handle.write(lrat)
+            else:
+                for line in lrat:
+                    handle.write(line)
+                    handle.write(b"\n")
+        return check_file(checker, cnf, proof, timeout)
+
+
+@dataclass
+class Tally:
+    """What the checker said of one claim's proof: the whole proof, or each part of a proof made in
+    parts (keyed by its case, so a part made anew replaces the verdict on the one it replaces)."""
+
+    checker: ExternalChecker
+    timeout: float | None
+    said: dict = field(default_factory=dict)  # case (None: the whole proof) -> (accepted, line)
+
+    def __call__(self, query: Dimacs, lrat: bytes, case: int | None) -> None:
+        self.said[case] = check(self.checker, query, lrat, self.timeout)
+
+    def verdict(self, split: int | None = None) -> tuple[bool | None, str]:
+        """(accepted, words for the report); `split`, the query's clause whose literals are the cases."""
+        if not self.said:
+            return None, f"{self.checker.name} was shown no proof"
+        rejected = [(case, line) for case, (ok, line) in self.said.items() if ok is False]
+        undecided = [(case, line) for case, (ok, line) in self.said.items() if ok is None]
+        if rejected or undecided:
+            case, line = (rejected or undecided)[0]
+            return (False if rejected else None), ("" if case is None else f"part {case:+d}: ") + line
+        if None in self.said:
+            return True, f"accepted by {self.checker.name} ({self.checker.path}): {self.said[None][1]}"
+        return True, (f"each of its {len(self.said)} parts (the query with its case as a unit clause) accepted by "
+                      f"{self.checker.name} ({self.checker.path}); that the cases are the literals of clause {split} "
+                      "of the query, so the parts cover it, checked here")
