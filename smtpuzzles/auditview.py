@@ -143,7 +143,8 @@ def verdict_line(report: Report) -> Text:
     return text
 
 
-def run_audit_command(args) -> int:
+def run_audit_command(args, sinks=()) -> int:
+    """`smtpuzzles audit`; `sinks` are more places every proof goes (the `proofs` command's files)."""
     if args.jobs < 1:
         raise InputError("must be at least 1", "--jobs")
     parts_dir = None
@@ -153,7 +154,8 @@ def run_audit_command(args) -> int:
         parts_dir = parts_folder(args.keep_parts)
     if args.checker is not None and not args.proof:
         raise InputError("checks the proofs --proof checks or makes: add --proof", "--checker")
-    checker = find_checker(args.checker) if args.proof else None
+    found = find_checker(args.checker) if args.proof else None
+    checkers = (*((found,) if found else ()), *sinks)
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
@@ -172,8 +174,29 @@ def run_audit_command(args) -> int:
                 continue
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
-            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checker), label))
+            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checkers), label))
     return _print_audits(args, rows, console, single)
+
+
+def run_proofs_command(args) -> int:
+    """`smtpuzzles proofs RUN_DIR --out DIR`: the audit with --proof, its proofs written to DIR."""
+    import argparse
+
+    from smtpuzzles.proofs.exported import ProofFiles, new_folder
+
+    if not args.run_dir or not Path(args.run_dir).is_dir():
+        raise InputError("is not a run folder", f"RUN_DIR {args.run_dir}")
+    files = ProofFiles(new_folder(args.out))
+    audit_args = argparse.Namespace(**{**vars(args), "run_dir": [args.run_dir], "proof": "certificate", "resolve": None,
+                                       "solver": None, "jobs": 2, "scheduler": None})
+    code = run_audit_command(audit_args, sinks=(files,))
+    written = files.finish(_last_report[0], args.run_dir) if _last_report else 0
+    print(escaped(f"wrote {written} files to {files.folder} (README.txt says what each claims; sh check.sh checks "
+                  "them with cake_lpr)"), file=sys.stderr)
+    return code
+
+
+_last_report: list[Report] = []  # the report run_audit_command printed last (one folder: the `proofs` command)
 
 
 def _brief(name: str) -> str:
@@ -213,7 +236,7 @@ def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
     return found
 
 
-def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None, checker=None):
+def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None, checkers=()):
     """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
     busy = args.resolve or args.proof
     live = Live(progress, console=err, refresh_per_second=4, transient=True) \
@@ -224,7 +247,7 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_d
         try:
             report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
                            timeout=args.time_limit, progress=progress if busy else None, proof=args.proof,
-                           parts_dir=parts_dir, checker=checker)
+                           parts_dir=parts_dir, checkers=checkers)
         finally:
             if live:
                 live.stop()
@@ -237,6 +260,7 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_d
 
 
 def _print_audits(args, rows, console, single: bool) -> int:
+    _last_report[:] = [report for _, report, _, _ in rows if report is not None][-1:]
     codes = [report.exit_code if report else 2 for _, report, _, _ in rows]
     code = next(c for c in SEVERITY if c in codes)
     if args.json:

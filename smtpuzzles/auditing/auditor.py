@@ -107,10 +107,10 @@ class Report:
 
 def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int = 2, scheduler: str | None = None,
           timeout: float | None = None, progress: Callable[[dict], None] | None = None, proof: bool = False,
-          parts_dir: Path | None = None, checker=None) -> Report:
+          parts_dir: Path | None = None, checkers=()) -> Report:
     """Audit one run folder. An unreadable, malformed or tampered folder raises LedgerError (exit 2).
     `parts_dir`: where `--proof` keeps the parts of a proof it makes in parts, and finds them again.
-    `checker`: an outside LRAT checker (smtpuzzles.proofs.external) every proof is also handed to."""
+    `checkers`: outside LRAT checkers (smtpuzzles.proofs.external) every proof is also handed to."""
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
     where = str(folder.path / RUN)
@@ -156,9 +156,9 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         _resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:
         proving.prove_both(report, folder, enc, rules, claim, timeout, progress, beside=jobs > 1, parts_dir=parts_dir,
-                           checker=checker)
+                           checkers=checkers)
     if proof == "all" and enc.formula.cnf is not None:
-        proving.prove_steps(report, folder, enc, claim, timeout, progress, checker)
+        proving.prove_steps(report, folder, enc, claim, timeout, progress, checkers)
     return report
 
 

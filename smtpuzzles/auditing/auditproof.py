@@ -45,10 +45,10 @@ REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENC
                       "the reference formula built here from the rules alone", "reference")
 
 
-def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None, checker=None) -> str | None:
+def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None, checkers=()) -> str | None:
     """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
     the query built here, or, with none stored, one made here by a proof-logging solver and checked
-    here; with `checker` (smtpuzzles.proofs.external), by that program as well. Either way the
+    here; with `checkers` (smtpuzzles.proofs.external), by those programs as well. Either way the
     evidence rests on the CNF builder and a checker, not on any solver's answer. Returns what
     became of it (PROVED, SATISFIABLE, ...), None when there was nothing to prove."""
     from smtpuzzles.proofs import proof as proofs
@@ -63,7 +63,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
     # The encoding's advice to refute the claim a case at a time holds for a proof made here too: a
     # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
     outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                           proofs.claim_cases(query) if enc.proof_parts else None, parts_dir, checker)
+                           proofs.claim_cases(query) if enc.proof_parts else None, parts_dir, checkers)
     if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
@@ -71,7 +71,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
 
 
 def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, progress, beside: bool,
-               parts_dir=None, checker=None) -> None:
+               parts_dir=None, checkers=()) -> None:
     """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
     the encoder's is made here, so their solver children run on two cores at once (the 15x15
     record's two proofs take the longer one's time, not the sum). Its findings are added after the
@@ -82,16 +82,16 @@ def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, p
     A reference formula with a solution the claim rules out makes the claim false by the rules; it
     is blamed on the encoder being stricter than the rules only when the encoder's query was refuted."""
     if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
-        main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checker)
-        reference = prove_reference(report, folder, rules, claim, timeout, progress, parts_dir, checker)
+        main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
+        reference = prove_reference(report, folder, rules, claim, timeout, progress, parts_dir, checkers)
     else:
         from smtpuzzles.proofs.proof import BackgroundProof
 
         beside_report = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
         work = BackgroundProof(lambda: prove_reference(beside_report, folder, rules, claim, timeout, progress,
-                                                       parts_dir, checker))
+                                                       parts_dir, checkers))
         try:
-            main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checker)
+            main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
         except BaseException:
             work.stop()
             raise
@@ -109,7 +109,7 @@ def _proved(report, section: str) -> bool:
 
 
 def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress, parts_dir=None,
-                    checker=None) -> str | None:
+                    checkers=()) -> str | None:
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
     claim its own proof cannot catch, and this one does. It counts only once the reference formula
@@ -144,10 +144,10 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     kind = replace(REFERENCE, of=f"{REFERENCE.of} and the breaking clause of its symmetry lemma, checked here") \
         if symmetric else REFERENCE
     outcome = _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
-                           reference.split if symmetric else None, parts_dir, checker)
+                           reference.split if symmetric else None, parts_dir, checkers)
     if outcome == PROVED:
-        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone, shown to admit the "
-                               "run's own solutions")
+        report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
+        report.evidence.append(words)  # that it admits the run's own solutions
         if symmetric:
             report.rests_on.append(f"its symmetry lemma, checked here by smtpuzzles.symmetry ({reference.summary})")
         if reference.refused:
@@ -156,13 +156,13 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
 
 
 def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None,
-                 parts_dir=None, checker=None) -> str:
+                 parts_dir=None, checkers=()) -> str:
     from smtpuzzles.proofs import proof as proofs
 
     if kind.key in folder.run:
-        return _check_stored_proof(report, folder, kind, query, claim, timeout, progress, checker)
-    if kind.key == REFERENCE.key or split or checker is not None:  # an outside checker reads LRAT only
-        return _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir, checker)
+        return _check_stored_proof(report, folder, kind, query, claim, timeout, progress, checkers)
+    if kind.key == REFERENCE.key or split or checkers:  # an outside checker reads LRAT only
+        return _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir, checkers)
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
           "at": time.monotonic()})
@@ -196,9 +196,9 @@ def _no_proof(report, kind: ProofKind, exc) -> str:
     return UNDECIDED
 
 
-def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, checker=None) -> None:
+def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, checkers=()) -> None:
     """`--proof all`: every recorded UNSAT step's claim, rebuilt by today's encoder, refuted with a
-    proof-logging solver and its proof checked here, and by `checker` when given (the
+    proof-logging solver and its proof checked here, and by `checkers` when given (the
     certificate's claim is done above)."""
     from smtpuzzles.proofs import external, proof as proofs
     from smtpuzzles.proofs.dimacs import Satisfiable
@@ -218,12 +218,13 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
               "at": time.monotonic()})
         started = time.perf_counter()
         try:
-            if checker is None:
+            if not checkers:
                 ok, message = proofs.check(query, proofs.prove(query, timeout=timeout))
             else:
-                tally = external.Tally(checker, timeout)
-                proofs.certify_query(query, timeout=timeout, keep=False, observe=tally)
-                ok, message = tally.verdict()
+                kept, observe = external.tallies(checkers, timeout, label, describe(step["claim"]))
+                proofs.certify_query(query, timeout=timeout, keep=False, observe=observe)
+                verdicts = [tally.verdict() for tally in kept]
+                ok, message = next((v for v in verdicts if v[0] is not True), verdicts[0])
         except proofs.ProofError as exc:
             ok, message = (False if isinstance(exc, Satisfiable) else None), exc.message
         tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
@@ -233,7 +234,8 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
         else:
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
-        how = "smtpuzzles.proofs.drup" if checker is None else f"smtpuzzles.proofs.lrat and by {checker.name}"
+        how = "smtpuzzles.proofs.drup" if not checkers else \
+            "smtpuzzles.proofs.lrat and by " + " and ".join(c.name for c in checkers)
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
                 f"with a proof checked by {how}"
         report.add("proof", True, words)
@@ -241,17 +243,17 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
 
 
 def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None,
-                     checker=None) -> str:
+                     checkers=()) -> str:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
-    checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to, and by `checker`."""
+    checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to, and by `checkers`."""
     from smtpuzzles.proofs import external, proof as proofs
 
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
     started = time.perf_counter()
-    tally = external.Tally(checker, timeout) if checker is not None else None
+    kept, observe = external.tallies(checkers, timeout, kind.key, kind.of)
     try:
-        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir, observe=tally,
+        made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir, observe=observe,
                                     progress=lambda words: tell(
             {"query": kind.query, "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
@@ -266,8 +268,13 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
              else f"made here by {made.solver}")
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
-    outcome = _proof_verdict(report, kind, True, words, "")
-    return outcome if tally is None else _outside_verdict(report, kind, *tally.verdict(split))
+    outcomes = [_proof_verdict(report, kind, True, words, "")]
+    outcomes += [_outside_verdict(report, kind, *tally.verdict(split)) for tally in kept]
+    return _worst(outcomes)
+
+
+def _worst(outcomes: list[str]) -> str:
+    return next((o for o in (FAILED, UNDECIDED) if o in outcomes), PROVED)
 
 
 def _outside_verdict(report, kind: ProofKind, ok: bool | None, words: str) -> str:
@@ -281,7 +288,7 @@ def _outside_verdict(report, kind: ProofKind, ok: bool | None, words: str) -> st
     return FAILED if ok is False else UNDECIDED
 
 
-def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, checker=None) -> str:
+def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, checkers=()) -> str:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
     from smtpuzzles.proofs import proof as proofs
@@ -335,17 +342,16 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
     words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
              f"{kind.of} ({query.variables:,} variables) by smtpuzzles.proofs.lrat in {seconds:.1f} s")
     outcome = _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
-    if outcome != PROVED or checker is None:
-        return outcome
-    from smtpuzzles.proofs import external
-
-    # The stored proof streamed once more (its hash was checked above), to the outside checker.
-    again = folder.gz_lines(kind.proof, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, f"stored {label}")
-    said = external.check(checker, query, again, timeout)
-    if again.finish() != digest[0]:
-        report.add(section, False, f"the stored {label} changed while the outside checker was given it")
-        return FAILED
-    return _outside_verdict(report, kind, *said)
+    outcomes = [outcome]
+    for checker in checkers if outcome == PROVED else ():
+        # The stored proof streamed once more (its hash was checked above), to the outside checker.
+        again = folder.gz_lines(kind.proof, proofs.MAX_PROOF_BYTES, LRAT_LIMITS.line_bytes, f"stored {label}")
+        said = checker.check(query, again, timeout, label=kind.key, what=kind.of, case=None)
+        if again.finish() != digest[0]:
+            report.add(section, False, f"the stored {label} changed while the outside checker was given it")
+            return FAILED
+        outcomes.append(_outside_verdict(report, kind, *said))
+    return _worst(outcomes)
 
 
 def _proof_verdict(report, kind: ProofKind, ok: bool, words: str, rejected: str) -> str:

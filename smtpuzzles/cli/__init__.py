@@ -13,7 +13,8 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
-from smtpuzzles.cli.other_commands import cmd_audit, cmd_batch, cmd_convert, cmd_examples, cmd_export, cmd_results
+from smtpuzzles.cli.other_commands import (cmd_audit, cmd_batch, cmd_convert, cmd_examples, cmd_export, cmd_proofs,
+                                           cmd_results)
 from smtpuzzles.cli.parser import build_parser
 from smtpuzzles.cli.showing import cmd_show
 from smtpuzzles.cli.solving import ProgressView, cmd_certify, cmd_solve
@@ -50,5 +51,6 @@ def main(argv=None) -> int:
         return 1
 
 
-COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "show": cmd_show, "export": cmd_export,
+COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "proofs": cmd_proofs, "show": cmd_show,
+            "export": cmd_export,
             "examples": cmd_examples, "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}

@@ -22,6 +22,12 @@ def cmd_audit(args) -> int:
     return run_audit_command(args)
 
 
+def cmd_proofs(args) -> int:
+    from smtpuzzles.auditview import run_proofs_command
+
+    return run_proofs_command(args)
+
+
 def cmd_export(args) -> int:
     from smtpuzzles.export import export_all
 

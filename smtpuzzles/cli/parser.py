@@ -59,7 +59,11 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         if "invalid choice" in message:  # argparse 3.11 lists the choices but does not guess
             bad = message.split("invalid choice: ", 1)[-1].split(" (", 1)[0].strip("'")
-            choices = [c for action in self._actions for c in (action.choices or ())]
+            # The named argument's own choices: `--cubes 3` is no misspelt engine.
+            named = message.split(":", 1)[0].removeprefix("argument ").split("/")
+            own = [a for a in self._actions if a.choices and (set(named) & set(a.option_strings)
+                                                             or named[0] in (a.metavar, a.dest))]
+            choices = [c for action in own or self._actions for c in (action.choices or ())]
             near = difflib.get_close_matches(bad, [str(c) for c in choices], n=1, cutoff=0.5)
             if near:
                 message += f"; did you mean {near[0]}?"
@@ -72,12 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="what to do (each has its own --help)")
     _solve_command(sub)
     _audit_command(sub)
+    _proofs_command(sub)
     _certify_command(sub)
     _show_command(sub)
     _export_command(sub)
     _examples_command(sub)
     _convert_command(sub)
     _results_command(sub)
+    _serve_command(sub)
     _batch_command(sub)
     parser.commands = dict(sub.choices)
     return parser
@@ -95,6 +101,7 @@ def _solve_command(sub) -> None:
     progress_flag(solve)
     solve.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed per solver check, a finite positive number (default: no limit)")
+    budget_flag(solve, "the whole run (this session: a resumed run gets its own)")
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
     solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
     solve.add_argument("--encoding", metavar="NAME",
@@ -165,6 +172,23 @@ def _audit_command(sub) -> None:
     progress_flag(audit)
 
 
+def _proofs_command(sub) -> None:
+    proofs = sub.add_parser("proofs", help="write a run's proofs as DIMACS and LRAT files for any checker",
+                            description="Audit a run with --proof and write every proof it checks or makes, of the "
+                                        "encoder's query and of the reference formula, as DIMACS and LRAT files in "
+                                        "a new folder, with README.txt (what each file claims) and check.sh (the "
+                                        "commands that check them with cake_lpr or any LRAT checker). Exit as the "
+                                        "audit.")
+    proofs.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
+    proofs.add_argument("--out", required=True, metavar="DIR", help="a new folder for the files")
+    proofs.add_argument("--time-limit", type=time_limit_argument, metavar="S",
+                        help="seconds allowed for each proof (default: none)")
+    proofs.add_argument("--keep-parts", metavar="DIR", help="as audit --keep-parts")
+    proofs.add_argument("--checker", metavar="PATH", help="as audit --checker")
+    proofs.add_argument("--json", action="store_true", help="print the audit's report as JSON")
+    progress_flag(proofs)
+
+
 def _certify_command(sub) -> None:
     certify = sub.add_parser("certify", help="add a checked proof to a finished run",
                              description="Refute the run's closing UNSAT claim again with a proof-logging SAT "
@@ -220,7 +244,24 @@ def _results_command(sub) -> None:
     results.add_argument("--audit", action="store_true", help="audit each run too (as `smtpuzzles audit` does)")
     results.add_argument("--no-audit", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     results.add_argument("--json", action="store_true")
+    results.add_argument("--sort", choices=("started", "run", "status", "time"), default="started",
+                         help="order of the rows: start time, run folder name, status, or solver time (longest first)")
+    results.add_argument("--html", metavar="FILE",
+                         help="also save the runs as one static HTML page (the page `smtpuzzles serve` shows; "
+                              "pip install 'smtpuzzles[web]')")
     progress_flag(results)
+
+
+def _serve_command(sub) -> None:
+    serve = sub.add_parser("serve", help="a live web page of every run under a folder",
+                           description="Serve a web page of every run under DIR: status, positions proved (or the "
+                                       "objective) over solver time, the open question and its age, the drawing and "
+                                       "the audit's verdict, read again while runs go on. Reads the folders as "
+                                       "`results` does and writes nothing. pip install 'smtpuzzles[web]'.")
+    serve.add_argument("dir", nargs="?", default=RUNS, metavar="DIR", help="a folder of runs")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (another than 127.0.0.1 shows "
+                       "your runs to the network)")
+    serve.add_argument("--port", type=whole_number_argument(0), default=8050, help="port (0: any free one)")
 
 
 def _batch_command(sub) -> None:
@@ -230,12 +271,28 @@ def _batch_command(sub) -> None:
     batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")
     batch.add_argument("--scheduler", metavar="ADDRESS", help="send jobs to a Dask cluster (tcp://HOST:PORT)")
     batch.add_argument("--out", metavar="DIR", help=f"output folder (default: the job file's, else {RUNS})")
+    budget_flag(batch, "each job without a budget of its own in the job file")
+    watch = batch.add_mutually_exclusive_group()
+    watch.add_argument("--status", action="store_true",
+                       help="say whether a batch of this job file is running and where each job stands; run nothing")
+    watch.add_argument("--stop", action="store_true",
+                       help="stop the batches of this job file running here: each job's run is sealed interrupted "
+                            "(resumable by running the batch again)")
     progress_flag(batch)
 
 
 def progress_flag(parser) -> None:
     parser.add_argument("--progress-every", type=progress_every_argument, default=EVERY, metavar="S",
                         help="off a terminal, a progress line every S seconds (0: none)")
+    parser.add_argument("--progress", choices=("plain", "json"), default="plain",
+                        help="progress off a terminal as plain lines or as one JSON object a line (json: on a "
+                             "terminal too, instead of the live display)")
+
+
+def budget_flag(parser, what: str) -> None:
+    parser.add_argument("--budget", type=time_limit_argument, metavar="S",
+                        help=f"seconds allowed for {what}; when they run out it is sealed unknown with what "
+                             "was proved, and can be resumed (default: none)")
 
 
 def puzzle_options_by_name() -> dict[str, list]:

@@ -32,6 +32,11 @@ class ExternalChecker:
     def name(self) -> str:
         return os.path.basename(self.path)
 
+    def check(self, query: Dimacs, lrat, timeout: float | None, **_) -> tuple[bool | None, str]:
+        """The verdict on a query and its proof (see `check`); the keywords name the proof for sinks
+        that keep it (smtpuzzles.proofs.exported), and mean nothing to a checker."""
+        return check(self, query, lrat, timeout)
+
 
 def find_checker(given: str | None, where: str = "--checker") -> ExternalChecker | None:
     """The checker `given` names (a path, or a program on PATH), None for "none"; with nothing given,
@@ -87,7 +92,7 @@ def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | N
         out.seek(max(0, os.fstat(out.fileno()).st_size - (64 << 10)))
         lines = [line.strip() for line in out.read().splitlines()]
     if stopped is None and child.returncode == 0 and ACCEPTED in lines:
-        return True, f"{checker.name} printed '{ACCEPTED.decode()}' in {seconds:.1f} s"
+        return True, f"accepted by {checker.name} ({checker.path}), which printed '{ACCEPTED.decode()}' in {seconds:.1f} s"
     said = next((line for line in reversed(lines) if line), b"nothing")
     text = said[:120].decode("ascii", "backslashreplace").encode("unicode_escape").decode("ascii")
     return False, f"{checker.name} did not accept it ({stopped or f'exit {child.returncode}'}; its last line: {text})"
@@ -121,8 +126,11 @@ class Tally:
     timeout: float | None
     said: dict = field(default_factory=dict)  # case (None: the whole proof) -> (accepted, line)
 
+    label: str = ""  # which proof of the claim, for a sink that keeps it
+    what: str = ""  # what it refutes, in words
+
     def __call__(self, query: Dimacs, lrat: bytes, case: int | None) -> None:
-        self.said[case] = check(self.checker, query, lrat, self.timeout)
+        self.said[case] = self.checker.check(query, lrat, self.timeout, label=self.label, what=self.what, case=case)
 
     def verdict(self, split: int | None = None) -> tuple[bool | None, str]:
         """(accepted, words for the report); `split`, the query's clause whose literals are the cases."""
@@ -134,7 +142,18 @@ class Tally:
             case, line = (rejected or undecided)[0]
             return (False if rejected else None), ("" if case is None else f"part {case:+d}: ") + line
         if None in self.said:
-            return True, f"accepted by {self.checker.name} ({self.checker.path}): {self.said[None][1]}"
-        return True, (f"each of its {len(self.said)} parts (the query with its case as a unit clause) accepted by "
-                      f"{self.checker.name} ({self.checker.path}); that the cases are the literals of clause {split} "
+            return True, self.said[None][1]
+        return True, (f"each of its {len(self.said)} parts (the query with its case as a unit clause): "
+                      f"{self.said[next(iter(self.said))][1]}; that the cases are the literals of clause {split} "
                       "of the query, so the parts cover it, checked here")
+
+
+def tallies(checkers, timeout: float | None, label: str, what: str) -> tuple[list[Tally], object]:
+    """A Tally for each checker, and one observer (for certify_query) that shows each of them a proof."""
+    kept = [Tally(c, timeout, label=label, what=what) for c in checkers]
+
+    def observe(query: Dimacs, lrat: bytes, case: int | None) -> None:
+        for tally in kept:
+            tally(query, lrat, case)
+
+    return kept, (observe if kept else None)

@@ -1,0 +1,139 @@
+"""`smtpuzzles proofs RUN_DIR --out DIR`: every proof the audit checks or makes for a run's claim,
+written out as DIMACS and LRAT files with a README.txt saying what each claims and a check.sh that
+checks them all with cake_lpr (or any LRAT checker), so an auditor with no Python can re-check a
+record. The audit itself checks each proof with smtpuzzles.proofs.lrat before it is written here.
+
+It is a sink the audit hands proofs to, as it hands them to an outside checker: the formula is the
+one the audit built (never a folder's copy), and a proof made in parts is written as the formula
+once and each part's proof, which refutes the formula with the part's case as one more unit clause.
+Files are only ever created anew in a folder created anew, never written through a link.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.proofs.dimacs import Dimacs
+
+STEM = {"proof": "encoder", "reference_proof": "reference"}  # the audit's proof labels, as file names
+ACCEPTED = "s VERIFIED UNSAT"
+
+
+def new_folder(name: str, where: str = "--out") -> Path:
+    """The folder the files go to: created here, so nothing in it predates this run (an existing
+    name, even an empty folder or a link, is refused: files are never written through a link)."""
+    if not isinstance(name, str) or not name or "\0" in name:
+        raise InputError("takes the name of a new folder", where)
+    try:
+        os.mkdir(name, 0o755)
+    except FileExistsError:
+        raise InputError("already exists: name a new folder, so no file there is overwritten", f"{where} {name}") from None
+    except OSError as exc:
+        raise InputError(f"cannot make the folder ({exc.strerror or exc})", f"{where} {name}") from None
+    return Path(name)
+
+
+def _create(path: Path):
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.fdopen(os.open(path, flags, 0o644), "wb")
+
+
+class ProofFiles:
+    """The sink: `check` writes a proof and says so; `finish` writes README.txt and check.sh."""
+
+    name = "proof files"
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.whole: list[tuple[str, str]] = []  # (stem, what it refutes)
+        self.parts: dict[str, dict] = {}  # stem -> {"what", "header", "cases": {lit: file}}
+
+    @property
+    def path(self) -> str:
+        return str(self.folder)
+
+    def check(self, query: Dimacs, lrat, timeout=None, label: str = "proof", what: str = "", case=None):
+        stem = STEM.get(label, label.replace(" ", "-"))
+        if case is None:
+            self._write(f"{stem}.cnf", query.data)
+            self._write(f"{stem}.lrat", lrat)
+            self.whole.append((stem, what))
+            return True, f"written to {self.folder / (stem + '.lrat')}"
+        kept = self.parts.get(stem)
+        if kept is None:  # the part's formula is the claim's and one unit: the claim's is written once
+            header, body = query.text.split("\n", 1)
+            body = body[:body.rstrip("\n").rfind("\n") + 1]  # the part's unit, its last line, left out
+            nvars, clauses = header.split()[2], int(header.split()[3]) - 1
+            self._write(f"{stem}.cnf", f"p cnf {nvars} {clauses}\n{body}".encode())
+            (self.folder / f"{stem}-parts").mkdir()
+            kept = self.parts[stem] = {"what": what, "header": f"p cnf {nvars} {clauses + 1}", "cases": {}}
+        name = f"{stem}-parts/case{case:+d}.lrat"
+        if case in kept["cases"]:  # a part made anew: the earlier file gives way
+            (self.folder / name).unlink()
+        self._write(name, lrat)
+        kept["cases"][case] = name
+        return True, f"written to {self.folder / f'{stem}-parts'}"
+
+    def _clause_of(self, stem: str, cases: list[int]) -> str:
+        """Which clause of the written formula the cases are, in words ("clause N, line N+1")."""
+        with open(self.folder / f"{stem}.cnf", "rb") as formula:
+            for number, line in enumerate(formula):
+                if number and sorted(set(map(int, line.split()[:-1]))) == cases:
+                    return f"clause {number} (line {number + 1})"
+        return "no clause"  # never: the audit checked they are one clause's
+
+    def _write(self, name: str, data) -> None:
+        with _create(self.folder / name) as out:
+            if isinstance(data, (bytes, bytearray)):
+                out.write(data)
+            else:  # a stored proof, streamed a line at a time
+                for line in data:
+                    out.write(line)
+                    out.write(b"\n")
+
+    def finish(self, report, run_dir: str) -> int:
+        """README.txt and check.sh; the number of files written in all."""
+        from smtpuzzles.shown import escaped
+
+        lines = ["#!/bin/sh", "# Checks every proof in this folder with an LRAT checker: cake_lpr, unless CHECKER",
+                 "# names another program called as CHECKER FORMULA.cnf PROOF.lrat.", "set -e",
+                 'cd "$(dirname "$0")"', 'CHECKER="${CHECKER:-cake_lpr}"',
+                 f'verified() {{ "$CHECKER" "$1" "$2" | grep -qx \'{ACCEPTED}\' || {{ echo "NOT VERIFIED: $2"; exit 1; }}; }}']
+        text = [f"Proofs of the claim of the run {escaped(run_dir)}",
+                f"({escaped(report.puzzle)} {escaped(report.status)}, audit {report.verdict}).", "",
+                "Each FORMULA.cnf below is DIMACS that smtpuzzles built itself from the recorded instance (a run",
+                "folder's own formulas are never used), and each .lrat file an LRAT proof that it has no",
+                "solution, which smtpuzzles.proofs.lrat checked before writing it. Check them with any LRAT",
+                "checker, such as cake_lpr, the formally verified checker the SAT Competition uses:", "",
+                "    sh check.sh                     # cake_lpr on PATH",
+                "    CHECKER=/path/to/checker sh check.sh", "",
+                "Each check must print 's VERIFIED UNSAT'. What each file claims:", ""]
+        count = 0
+        for stem, what in self.whole:
+            text += [f"{stem}.cnf, {stem}.lrat: refutes {what}.", ""]
+            lines.append(f"verified {stem}.cnf {stem}.lrat")
+            count += 2
+        for stem, kept in self.parts.items():
+            cases = sorted(kept["cases"])
+            text += [f"{stem}.cnf, {stem}-parts/: refutes {kept['what']}, in {len(cases)} parts. The proof",
+                     f"{stem}-parts/caseL.lrat refutes {stem}.cnf with the unit clause 'L 0' added (check.sh",
+                     f"writes that formula); the cases L ({', '.join(map(str, cases[:8]))}{', ...' if len(cases) > 8 else ''})",
+                     f"are exactly the literals of {self._clause_of(stem, cases)} of {stem}.cnf, so the parts",
+                     "together refute it", ""]
+            for case in cases:
+                lines.append(f'{{ echo "{kept["header"]}"; tail -n +2 {stem}.cnf; echo "{case} 0"; }} > part.cnf')
+                lines.append(f"verified part.cnf {kept['cases'][case]}")
+            lines.append("rm -f part.cnf")
+            count += 1 + len(cases)
+        text += ["What a checker cannot see: the audit found the claim to rest on", *[
+            f"  - {escaped(item)}" for item in report.rests_on],
+            "A formula holding a symmetry-breaking clause is refuted here with that clause; that it",
+            "loses no solution up to symmetry is a lemma smtpuzzles.symmetry checked on the formula",
+            "itself (docs/trust.md), which no LRAT checker sees. That the cases of a proof in parts",
+            "are one clause's literals is checked by smtpuzzles and said above; check it by eye too.", ""]
+        lines.append('echo "all proofs here verified"')
+        self._write("README.txt", "\n".join(text).encode())
+        self._write("check.sh", ("\n".join(lines) + "\n").encode())
+        return count + 2
