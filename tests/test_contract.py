@@ -82,6 +82,11 @@ def test_first_example_solves_is_refereed_drawn_and_audits_clean(name, tmp_path)
     shown = puzzle.value_json(puzzle.value(example.instance, outcome.solution))
     assert json.loads(json.dumps(shown)) == shown == ledger.run["value"]
     assert audit(ledger.dir).verdict in ("clean", "consistent")
+    if puzzle.reference is not None:  # the reference admits the solution its own puzzle found
+        from smtpuzzles.auditing import witness
+
+        ok, words = witness.check(puzzle, example.instance, {"op": "first"}, outcome.solution)
+        assert ok is True, words
     console = Console(width=80, record=True, color_system=None)
     console.print(puzzle.render(example.instance, outcome.solution, None))
     console.print(puzzle.progress(puzzle.value(example.instance, outcome.solution), 0))
