@@ -14,9 +14,12 @@ rejects everything fails too. No expected verdict comes from the code under test
 from __future__ import annotations
 
 import io
+import sys
 import time
+import types
 from dataclasses import dataclass
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +28,7 @@ from pysat.solvers import Solver
 
 from smtpuzzles.proofs import proof
 from smtpuzzles.proofs.drup import check_drup, to_lrat
+from smtpuzzles.proofs import lrat as lrat_module
 from smtpuzzles.proofs.lrat import Limits, check_lrat
 
 
@@ -1004,3 +1008,212 @@ def test_io_of_lines_is_read_as_a_stream():
     """A file object works as the proof (lines read one at a time)."""
     nvars, clauses = FULL
     assert check_lrat(nvars, clauses, io.BytesIO(b"5 1 0 1 2 0\n6 0 5 3 4 0\n")).ok is True
+
+
+# ------------------------------------------------------------------- held-out mutations of lrat.py
+# Each mutation is a small unsound change to today's checker, applied to its source text and run
+# as a fresh module (the installed one untouched). Each names the test below that must fail on it:
+# that test, given the mutated checker, sees it accept a hand-made proof that the real one must
+# reject: of a satisfiable formula (brute force: accepting it is a false UNSAT), or, for the
+# mutations that cannot lead to a false UNSAT (ids, deletions, literal range: every clause the
+# checker keeps is still implied by the formula), a proof of FULL that breaks one of lrat.py's own
+# stricter rules. Checked by hand with the verified checker cake_lpr (2026-12-05): it rejects
+# every proof below of a satisfiable formula, and the RAT hints and the deleted hint on FULL; it
+# verifies FULL_PROOF, and accepts the reused or decreasing ids, the deletion of clause 9 and the
+# tautology over variable 3 (it does not enforce those rules; lrat.py is stricter).
+def mutant(module, old: str, new: str):
+    """`module` with `old` replaced by `new` in its source, run as a fresh module. The mutation must
+    apply exactly once, so an edit of the module cannot make it silently stop applying."""
+    source = Path(module.__file__).read_text()
+    assert source.count(old) == 1, f"mutation of {module.__name__} applies {source.count(old)} times: {old!r}"
+    fresh = types.ModuleType(f"{module.__name__}_mutant")
+    fresh.__file__ = module.__file__
+    sys.modules[fresh.__name__] = fresh  # dataclasses look their module up while the class is made
+    try:
+        exec(compile(source.replace(old, new), module.__file__, "exec"), fresh.__dict__)  # noqa: S102
+    finally:
+        del sys.modules[fresh.__name__]
+    return fresh
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    old: str
+    new: str
+    test: str  # the test that must fail on it
+
+
+def assert_each_mutant_is_caught(module, mutation: Mutation, attribute: str, named_tests: dict) -> None:
+    """The named test passes on the real code (it is also run on its own) and fails on the mutant
+    because the mutant accepts what it must refuse (its failure message starts with 'accepted')."""
+    test = named_tests[mutation.test]
+    test()
+    mutated = getattr(mutant(module, mutation.old, mutation.new), attribute)
+    with pytest.raises(AssertionError, match="^accepted"):
+        test(mutated)
+
+
+def rejected(check, nvars: int, formula, text: str, satisfiable: bool = True) -> None:
+    """`check` (check_lrat or a mutant of it) rejects the proof; the formula is satisfiable unless
+    said otherwise (brute force), so a checker accepting the proof would say a false UNSAT."""
+    assert bool(models(nvars, formula)) is satisfiable, formula
+    verdict = check(nvars, formula, text.encode())
+    assert verdict.ok is False, f"accepted: {text!r} ({verdict.message})"
+
+
+FULL_PROOF = "5 1 0 1 2 0\n6 0 5 3 4 0\n"  # FULL refuted: 1 by (1 2)(1 -2), then (-1 2)(-1 -2) conflict
+
+
+def test_lrat_a_repeated_literal_is_no_tautology(check=check_lrat):
+    rejected(check, *F_A[:2], "4 -1 -1 0 0\n5 0 4 1 2 0\n")
+
+
+def test_lrat_a_satisfied_hint_is_no_conflict(check=check_lrat):
+    rejected(check, *F_A[:2], "4 -1 0 3 2 0\n5 0 4 1 2 0\n")
+
+
+def test_lrat_a_unit_hint_is_no_conflict(check=check_lrat):
+    rejected(check, *F_B[:2], "4 0 1 0\n")
+
+
+def test_lrat_hints_that_end_without_a_conflict_prove_nothing(check=check_lrat):
+    rejected(check, *F_A[:2], "4 0 0\n")
+
+
+def test_lrat_a_unit_lemma_is_not_the_empty_clause(check=check_lrat):
+    rejected(check, *F_A[:2], "4 1 0 1 2 0\n")  # an honest lemma, and no empty clause
+
+
+def test_lrat_a_proof_that_stops_short_proves_nothing(check=check_lrat):
+    rejected(check, *F_A[:2], "")
+    rejected(check, *F_A[:2], "c nothing but a comment\n")
+
+
+def test_lrat_a_lemmas_negation_is_gone_at_the_next_lemma(check=check_lrat):
+    # Lemma 5 (1) assumes 1 false; were that left, (1 -3) and the unit 3 would be a conflict.
+    rejected(check, *F_S2[:2], "5 1 0 1 2 0\n6 0 4 3 0\n")
+
+
+def test_lrat_a_unit_propagated_for_a_lemma_is_gone_at_the_next(check=check_lrat):
+    # Lemma 5 (1) propagates 2; were that left, (-2 -3) and the unit 3 would be a conflict.
+    rejected(check, *F_S[:2], "5 1 0 1 2 0\n6 0 4 3 0\n")
+
+
+def test_lrat_half_of_an_old_assignment_makes_no_tautology(check=check_lrat):
+    # Were only val[1] reset after lemma 5, val[-1] would still say -1 is true: (-1) a tautology.
+    rejected(check, *F_S2[:2], "5 1 0 1 2 0\n6 -1 0 0\n7 0 5 6 0\n")
+
+
+def test_lrat_a_lemma_is_no_hint_for_itself(check=check_lrat):
+    rejected(check, *F_A[:2], "4 -1 0 4 0\n5 0 4 1 2 0\n")
+
+
+def test_lrat_a_clause_with_two_open_literals_is_no_unit(check=check_lrat):
+    # (1 2) taken as the unit 2, then (-2 3) and (-2 -3) conflict; 1 true, 2 false is a model.
+    rejected(check, 3, [[1, 2], [-2, 3], [-2, -3]], "4 0 1 2 3 0\n")
+
+
+def test_lrat_a_unit_hint_makes_its_literal_true(check=check_lrat):
+    rejected(check, *F_B[:2], "4 0 1 1 0\n")  # the unit (1) a second time is satisfied, no conflict
+
+
+def test_lrat_a_lemma_is_assumed_false(check=check_lrat):
+    # (-1) assumed true instead of false refutes itself through (1 2)(1 -2).
+    rejected(check, *F_A[:2], "4 -1 0 1 2 0\n5 0 4 1 2 0\n")
+
+
+def test_lrat_a_negative_hint_is_refused(check=check_lrat):
+    rejected(check, *F_A[:2], "4 -1 0 -3 0\n5 0 4 1 2 0\n")
+    rejected(check, *FULL, "5 1 0 -1 -2 0\n6 0 5 3 4 0\n", satisfiable=False)  # RAT, not RUP, hints
+
+
+def test_lrat_ids_strictly_increase(check=check_lrat):
+    rejected(check, *FULL, "5 1 0 1 2 0\n5 1 0 1 2 0\n6 0 5 3 4 0\n", satisfiable=False)
+    rejected(check, *FULL, "6 1 0 1 2 0\n5 0 6 3 4 0\n", satisfiable=False)
+
+
+def test_lrat_a_deletion_names_a_clause_present(check=check_lrat):
+    rejected(check, *FULL, "5 1 0 1 2 0\n5 d 9 0\n6 0 5 3 4 0\n", satisfiable=False)
+
+
+def test_lrat_a_deleted_clause_is_no_hint(check=check_lrat):
+    rejected(check, *FULL, "5 1 0 1 2 0\n5 d 3 0\n6 0 5 3 4 0\n", satisfiable=False)
+
+
+def test_lrat_a_literal_past_the_last_variable_is_refused(check=check_lrat):
+    rejected(check, *FULL, "5 3 -3 0 0\n6 1 0 1 2 0\n7 0 6 3 4 0\n", satisfiable=False)
+
+
+def test_lrat_the_honest_proof_of_full_is_accepted():
+    assert check_lrat(*FULL, FULL_PROOF.encode()).ok is True
+
+
+LRAT_MUTATIONS = [
+    Mutation("a repeated literal taken for a tautology", "if val[lit] == 1:\n                    return",
+             "if val[lit] != 0:\n                    return", "test_lrat_a_repeated_literal_is_no_tautology"),
+    Mutation("the tautology test looks at the complement", "if val[lit] == 1:\n                    return",
+             "if val[-lit] == 1:\n                    return", "test_lrat_a_repeated_literal_is_no_tautology"),
+    Mutation("a satisfied hint taken as the conflict",
+             'raise LratError(f"{where}: hint {hint} is already satisfied, so it implies nothing")', "return",
+             "test_lrat_a_satisfied_hint_is_no_conflict"),
+    Mutation("a satisfied literal read as false", "if state == 1:", "if state == 2:",
+             "test_lrat_a_satisfied_hint_is_no_conflict"),
+    Mutation("a unit hint taken as the conflict", "if not open_lit:\n                    return",
+             "if not open_lit or len(clause) == 1:\n                    return",
+             "test_lrat_a_unit_hint_is_no_conflict"),
+    Mutation("hints that end without a conflict accepted",
+             'raise LratError(f"{where}: the hints end without a conflict: the clause is not implied")', "return",
+             "test_lrat_hints_that_end_without_a_conflict_prove_nothing"),
+    Mutation("the empty clause accepted unchecked", "        self._check_lemma(lits, hints, where)\n",
+             "        if lits:\n            self._check_lemma(lits, hints, where)\n",
+             "test_lrat_hints_that_end_without_a_conflict_prove_nothing"),
+    Mutation("a unit lemma taken for the empty clause", "if not lits:\n            return True",
+             "if len(lits) <= 1:\n            return True", "test_lrat_a_unit_lemma_is_not_the_empty_clause"),
+    Mutation("a proof that ends early accepted",
+             'return LratVerdict(False, "the proof ends without deriving the empty clause (cut short?)"',
+             'return LratVerdict(True, "the proof ends without deriving the empty clause (cut short?)"',
+             "test_lrat_a_proof_that_stops_short_proves_nothing"),
+    Mutation("no reset between lemmas (the finally's loop gone)",
+             "for lit in assigned:\n                val[lit] = val[-lit] = 0", "pass",
+             "test_lrat_a_lemmas_negation_is_gone_at_the_next_lemma"),
+    Mutation("the lemma's negation not undone", "val[lit], val[-lit] = -1, 1\n                    assigned.append(lit)",
+             "val[lit], val[-lit] = -1, 1", "test_lrat_a_lemmas_negation_is_gone_at_the_next_lemma"),
+    Mutation("the first assignment not undone", "for lit in assigned:", "for lit in assigned[1:]:",
+             "test_lrat_a_lemmas_negation_is_gone_at_the_next_lemma"),
+    Mutation("propagated units not undone", "                assigned.append(-open_lit)\n", "",
+             "test_lrat_a_unit_propagated_for_a_lemma_is_gone_at_the_next"),
+    Mutation("half of each assignment undone", "val[lit] = val[-lit] = 0", "val[lit] = 0",
+             "test_lrat_half_of_an_old_assignment_makes_no_tautology"),
+    Mutation("a lemma kept before its check (its own hint)", "        self._check_lemma(lits, hints, where)\n",
+             '        self.clauses[ident] = array("i", lits)\n        self._check_lemma(lits, hints, where)\n',
+             "test_lrat_a_lemma_is_no_hint_for_itself"),
+    Mutation("two open literals: the last one taken as the unit",
+             "if open_lit:\n                            raise", "if False:\n                            raise",
+             "test_lrat_a_clause_with_two_open_literals_is_no_unit"),
+    Mutation("a unit hint's literal made false", "val[open_lit], val[-open_lit] = 1, -1",
+             "val[open_lit], val[-open_lit] = -1, 1", "test_lrat_a_unit_hint_makes_its_literal_true"),
+    Mutation("the lemma assumed true", "val[lit], val[-lit] = -1, 1", "val[lit], val[-lit] = 1, -1",
+             "test_lrat_a_lemma_is_assumed_false"),
+    Mutation("a RAT (negative) hint taken on trust", "                if clause is None:\n",
+             "                if clause is None and hint < 0:\n                    return\n"
+             "                if clause is None:\n", "test_lrat_a_negative_hint_is_refused"),
+    Mutation("a negative hint read as its clause", "clause = clauses.get(hint)", "clause = clauses.get(abs(hint))",
+             "test_lrat_a_negative_hint_is_refused"),
+    # These cannot make a false UNSAT (every kept clause stays implied), but break the format.
+    Mutation("an id equal to the last accepted", "if ident <= self.last_id:", "if ident < self.last_id:",
+             "test_lrat_ids_strictly_increase"),
+    Mutation("ids not compared", "if ident <= self.last_id:", "if ident <= 0:", "test_lrat_ids_strictly_increase"),
+    Mutation("a deletion of a missing clause ignored",
+             'raise LratError(f"{where}: deletes clause {gone}, which does not exist")', "continue",
+             "test_lrat_a_deletion_names_a_clause_present"),
+    Mutation("a deletion that deletes nothing", "clause = self.clauses.pop(gone, None)",
+             "clause = self.clauses.get(gone)", "test_lrat_a_deleted_clause_is_no_hint"),
+    Mutation("the literal range one too wide", "0 < abs(lit) <= self.nvars", "0 < abs(lit) <= self.nvars + 1",
+             "test_lrat_a_literal_past_the_last_variable_is_refused"),
+]
+
+
+@pytest.mark.parametrize("mutation", LRAT_MUTATIONS, ids=[m.name for m in LRAT_MUTATIONS])
+def test_each_held_out_lrat_mutation_is_caught_by_its_named_test(mutation):
+    assert_each_mutant_is_caught(lrat_module, mutation, "check_lrat", globals())
