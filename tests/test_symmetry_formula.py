@@ -16,7 +16,9 @@ from smtpuzzles.puzzles import kingtour
 from smtpuzzles.puzzles.rules import cnf
 from smtpuzzles.puzzles.kingtour import symmetry as proposals
 from smtpuzzles.puzzles.rules import kingtour as rules
-from smtpuzzles.symmetry import check_formula, ladder, lemma_from_json
+from smtpuzzles import symmetry as symmetry_module
+from smtpuzzles.symmetry import FormulaLemma, check_formula, ladder, lemma_from_json
+from test_checker_soundness import Mutation, assert_each_mutant_is_caught
 from test_rules_reference import just_below, kt_board, kt_brute_optimum
 
 
@@ -181,3 +183,101 @@ def test_the_kingtour_hook_is_the_rules_proposal():
     board = kt_board(6, "2x3")
     claim = {"op": "first"}
     assert kingtour.reference_symmetry(board, claim) == proposals.proposal(board, claim)
+
+
+# ---------------------------------------------------------------- held-out mutations of check_formula
+# Small unsound changes to smtpuzzles.symmetry (check_formula and its ladder), each applied to the
+# source and run as a fresh module (test_checker_soundness.mutant), each naming the test below that
+# must fail on it. Each test is a hand-made formula F and lemma where F has a model and F & C none
+# (glucose says so, not the check): a check that accepted the lemma would let a proof of F & C
+# refute a satisfiable F. Ladders are written out by hand, not by `ladder`.
+def loses_every_model(check, nvars: int, clauses, generators=(), blocks=(), breaking=(), covered=()) -> None:
+    assert satisfiable(clauses) and not satisfiable(clauses + [list(breaking)]), clauses
+    lemma = FormulaLemma(tuple(generators), tuple(blocks), tuple(breaking), tuple(covered), "a hand-made lemma")
+    problems, words = check(nvars, clauses, lemma)
+    assert problems, f"accepted: {words}"
+
+
+def test_lemma_a_generator_must_map_each_clause_onto_a_clause(check=check_formula):
+    # Swapping 1 and 2 maps (1) onto (2), which F lacks (F says -2).
+    loses_every_model(check, 2, [[1], [-2]], [{1: 2, 2: 1}], breaking=[2], covered=[1])
+
+
+def test_lemma_every_generator_is_checked(check=check_formula):
+    # The first generator (3 4, variables in no clause) is a symmetry; the second is not.
+    loses_every_model(check, 4, [[1], [-2]], [{3: 4, 4: 3}, {1: 2, 2: 1}], breaking=[2], covered=[1])
+
+
+def test_lemma_a_generator_must_map_each_block_onto_a_block(check=check_formula):
+    # At most one of 1 2 3 (aux 4 5), 2 true, (1 6): swapping 1 and 6 keeps the plain clauses but not
+    # the block, and 1 (the breaking clause) cannot be true beside 2.
+    ladder_123 = [[-1, 4], [-2, 5], [-2, -4], [-4, 5], [-3, -5]]
+    loses_every_model(check, 6, ladder_123 + [[2], [1, 6]], [{1: 6, 6: 1}], [((1, 2, 3), (4, 5))],
+                      breaking=[1], covered=[1, 6])
+
+
+def test_lemma_clauses_on_auxiliaries_must_be_exactly_the_ladders(check=check_formula):
+    # The ladder of 1 2 (aux 3) and one clause more, (-3), which rules out 1 alone: not "at most one".
+    loses_every_model(check, 3, [[-1, 3], [-2, -3], [-3], [1, 2]], [{1: 2, 2: 1}], [((1, 2), (3,))],
+                      breaking=[1], covered=[1, 2])
+
+
+def test_lemma_a_ladder_missing_its_second_literals_clauses_is_no_block(check=check_formula):
+    # Without (-2 -4) and (-4 5) the ladder of 1 2 3 only says "not 2 and 3": 1 and 3 swap is no symmetry.
+    loses_every_model(check, 5, [[-1, 4], [-2, 5], [-3, -5], [1, 3], [2]], [{1: 3, 3: 1}], [((1, 2, 3), (4, 5))],
+                      breaking=[3], covered=[1, 3])
+
+
+def test_lemma_a_ladder_missing_its_chain_is_no_block(check=check_formula):
+    # Without (-4 5) the ladder of 1 2 3 lets 1 and 3 both hold: 2 and 3 swap is no symmetry.
+    loses_every_model(check, 5, [[-1, 4], [-2, 5], [-2, -4], [-3, -5], [1], [2, 3]], [{2: 3, 3: 2}],
+                      [((1, 2, 3), (4, 5))], breaking=[2], covered=[2, 3])
+
+
+def test_lemma_two_blocks_share_no_auxiliary(check=check_formula):
+    # Ladders of 1 2 and of 3 4 over the one auxiliary 5 also forbid 1 with 4: no longer two blocks.
+    loses_every_model(check, 5, [[-1, 5], [-2, -5], [-3, 5], [-4, -5], [1, 2], [4]], [{1: 2, 2: 1}],
+                      [((1, 2), (5,)), ((3, 4), (5,))], breaking=[1], covered=[1, 2])
+
+
+def test_lemma_every_covered_literal_is_moved_into_the_breaking_clause(check=check_formula):
+    loses_every_model(check, 2, [[1, 2], [-2]], breaking=[2], covered=[1, 2])
+
+
+def test_lemma_the_covered_clause_is_a_clause_of_the_formula(check=check_formula):
+    # (1) is part of the clause (1 2), not a clause: not every model makes it true.
+    loses_every_model(check, 2, [[1, 2], [-1]], breaking=[1], covered=[1])
+
+
+SYMMETRY_MUTATIONS = [
+    Mutation("clauses a generator touches skipped", "if not moved.isdisjoint(map(abs, clause)) and",
+             "if moved.isdisjoint(map(abs, clause)) and", "test_lemma_a_generator_must_map_each_clause_onto_a_clause"),
+    Mutation("only the first generator checked", "for number, g in enumerate(lemma.generators, 1):",
+             "for number, g in enumerate(lemma.generators[:1], 1):", "test_lemma_every_generator_is_checked"),
+    Mutation("a block compared with itself, not its image", "if frozenset(map(image, block)) not in blocks:",
+             "if frozenset(map(abs, block)) not in blocks:", "test_lemma_a_generator_must_map_each_block_onto_a_block"),
+    Mutation("extra clauses on auxiliaries tolerated", "if set(in_blocks) != set(wanted):",
+             "if not set(wanted) <= set(in_blocks):", "test_lemma_clauses_on_auxiliaries_must_be_exactly_the_ladders"),
+    Mutation("the ladders not regenerated (read from the formula)", "for clause in ladder(lits, aux):",
+             "for clause in [c for c in clauses if any(abs(x) in aux for x in c)]:",
+             "test_lemma_clauses_on_auxiliaries_must_be_exactly_the_ladders"),
+    Mutation("ladder: no exclusion for the second literal", "        if i > 0:\n            clauses.append([-x, -aux",
+             "        if i > 1:\n            clauses.append([-x, -aux",
+             "test_lemma_a_ladder_missing_its_second_literals_clauses_is_no_block"),
+    Mutation("ladder: the chain dropped", "clauses.append([-aux[i - 1], aux[i]])", "pass",
+             "test_lemma_a_ladder_missing_its_chain_is_no_block"),
+    Mutation("an auxiliary shared by two blocks", 'return [f"auxiliary variable {v} belongs to two blocks"], ""',
+             "pass", "test_lemma_two_blocks_share_no_auxiliary"),
+    Mutation("the covered clause's first literal not looked at", "for x in lemma.covered if not moved_in(x)]",
+             "for x in lemma.covered[1:] if not moved_in(x)]",
+             "test_lemma_every_covered_literal_is_moved_into_the_breaking_clause"),
+    Mutation("a covered clause inside a clause of the formula accepted",
+             "if tuple(sorted(set(lemma.covered))) not in plain:",
+             "if not any(set(lemma.covered) <= set(c) for c in plain):",
+             "test_lemma_the_covered_clause_is_a_clause_of_the_formula"),
+]
+
+
+@pytest.mark.parametrize("mutation", SYMMETRY_MUTATIONS, ids=[m.name for m in SYMMETRY_MUTATIONS])
+def test_each_held_out_symmetry_mutation_is_caught_by_its_named_test(mutation):
+    assert_each_mutant_is_caught(symmetry_module, mutation, "check_formula", globals())
