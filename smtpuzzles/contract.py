@@ -55,7 +55,9 @@ Optional (default in brackets):
                                             are the ledger's: {"op": "lex_greater", "best": [...]},
                                             {"op": "at_least", "k": k}, {"op": "block", "solutions":
                                             [...]}, {"op": "first"}; None where it has none [absent:
-                                            the audit says the claim rests on the encoder]
+                                            the audit says the claim rests on the encoder]. One that
+                                            can take long reads `reference_deadline()` while it
+                                            builds and raises TimeoutError past it
   reference_witness(instance, solution)     required with `reference`: the literals of the formula
     -> list[int]                            `reference(instance, {"op": "first"})` that say this
                                             (refereed) solution, its variables for what the rules
@@ -88,8 +90,11 @@ Optional (default in brackets):
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -105,6 +110,26 @@ GENERIC_JOB_KEYS = {"name", "puzzle", "input", "unique", "count", "engine", "enc
                     "split_after"}
 MODE_NAMES = ("optimise", "solve", "unique", "count")
 TYPE_WORDS = {bool: "true/false", int: "an integer", str: "a string", list: "a list", dict: "a table"}
+
+
+# When a reference formula asked for under a time limit must be built by (a time.monotonic()
+# instant), or None: the audit's --time-limit bounds building it as it bounds proving it.
+_REFERENCE_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("reference_deadline", default=None)
+
+
+def reference_deadline() -> float | None:
+    """The instant by which the `reference` hook being called must return, or None (no limit)."""
+    return _REFERENCE_DEADLINE.get()
+
+
+@contextlib.contextmanager
+def reference_time_limit(seconds: float | None):
+    """`reference` hooks called inside are given `seconds` from now to build (None: no limit)."""
+    token = _REFERENCE_DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _REFERENCE_DEADLINE.reset(token)
 
 
 def whole(value: object) -> bool:

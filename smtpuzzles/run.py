@@ -371,7 +371,10 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
     not raised: the claim's proof beside it is still stored). `progress` is one of `_sides`."""
     from smtpuzzles.proofs import proof as proofs
 
-    reference = readback.reference_query(module, instance, claim, where)
+    try:
+        reference = readback.reference_query(module, instance, claim, where, timeout)
+    except proofs.ProofError as exc:  # not built within the time limit
+        return exc
     stored = run.get("reference_proof")
     if reference is None or any(_stored_for(stored, reference.query(s), claim) and stored.get("symmetry") == reference.words(s)
                                 for s in (False, True) if reference.query(s) is not None):

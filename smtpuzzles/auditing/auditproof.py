@@ -118,11 +118,15 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     outcome is left to `prove_both` to word, which knows what became of the encoder's query."""
     from smtpuzzles.auditing import witness
     from smtpuzzles.folders.readback import reference_query
+    from smtpuzzles.proofs.dimacs import ProofError
 
     if claim is None:
         return None
     module = rules.module
-    reference = reference_query(module, rules.instance, claim, str(folder.path / RUN))
+    try:
+        reference = reference_query(module, rules.instance, claim, str(folder.path / RUN), timeout)
+    except ProofError as exc:  # not built within the time limit: undecided, as a proof past it is
+        return _no_proof(report, REFERENCE, exc)
     if reference is None:
         report.add("reference", True, f"{module.NAME} has no reference encoding for this claim: the claim rests on "
                                       "this tool's encoder" + (" and the solver-free certificate" if module.certificate else ""))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from smtpuzzles.contract import whole
+from smtpuzzles.contract import reference_time_limit, whole
 
 FIRST = {"op": "first"}  # the claim "there is a solution": F with nothing more
 BRUTE_FORCE_STEPS = 200_000  # an infeasible instance's brute force, where the puzzle has one
@@ -39,7 +39,12 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
     if module.reference_witness is None:
         return False, (f"the {module.NAME} reference encoding has no reference_witness hook, so nothing shows it admits "
                        "the run's own solution: its proof cannot vouch for the claim")
-    nvars, clauses = read_dimacs(module.reference(instance, FIRST), f"{module.NAME} reference encoding")
+    try:
+        with reference_time_limit(timeout):
+            text = module.reference(instance, FIRST)
+    except TimeoutError:
+        return None, f"the {module.NAME} reference formula was not built within the time limit ({timeout:g} s)"
+    nvars, clauses = read_dimacs(text, f"{module.NAME} reference encoding")
     for number, found in enumerate(witnesses, 1):
         which = "the run's solution" if len(witnesses) == 1 else f"solution {number} of the {len(witnesses)} found"
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from smtpuzzles import puzzles
-from smtpuzzles.contract import adopt
+from smtpuzzles.contract import adopt, reference_time_limit
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.objectives import claim_terms, describe
@@ -143,9 +143,11 @@ class ReferenceQuery:
         return self.summary if symmetric else None
 
 
-def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery | None:
+def reference_query(module, instance, claim: dict, where: str, timeout: float | None = None) -> ReferenceQuery | None:
     """The puzzle's reference formula for `claim`, with its symmetry lemma checked, or None where it
-    has none. A reference that is not DIMACS is a bug in the puzzle, reported as one line."""
+    has none. A reference that is not DIMACS is a bug in the puzzle, reported as one line. Built
+    within `timeout` seconds where the puzzle's hook watches the time: past them, a ProofError (no
+    proof, the time limit ran out), as a proof past its time limit is."""
     from smtpuzzles.proofs import proof as proofs
     from smtpuzzles.symmetry import check_formula, lemma_from_json
 
@@ -153,9 +155,13 @@ def reference_query(module, instance, claim: dict, where: str) -> ReferenceQuery
     if module.reference is None:
         return None
     try:
-        text = module.reference(instance, claim)
-        proposal = module.reference_symmetry(instance, claim) if module.reference_symmetry and text else None
+        with reference_time_limit(timeout):
+            text = module.reference(instance, claim)
+            proposal = module.reference_symmetry(instance, claim) if module.reference_symmetry and text else None
     except Exception as exc:  # noqa: BLE001 - a puzzle's hook on folder data: one finding, never a traceback
+        if isinstance(exc, TimeoutError) and timeout is not None:
+            raise proofs.ProofError(f"the {module.NAME} reference formula was not built within the time limit "
+                                    f"({timeout:g} s)", where) from None
         raise LedgerError(f"the {module.NAME} reference encoding failed on this claim ({exc.__class__.__name__})",
                           where) from None
     if text is None:

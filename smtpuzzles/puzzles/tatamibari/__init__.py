@@ -127,10 +127,12 @@ JOINTS = {
 
 def reference(instance, claim: dict) -> str:
     """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.tatamibari), which
-    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too.
+    Built within the caller's time limit, if any (TimeoutError past it)."""
+    from smtpuzzles.contract import reference_deadline
     from smtpuzzles.puzzles.rules import tatamibari as rules
 
-    return rules.reference(instance, claim).dimacs()
+    return rules.reference(instance, claim, reference_deadline()).dimacs()
 
 
 def reference_witness(instance, solution: dict) -> list[int]:
