@@ -31,14 +31,15 @@ __all__ = ["solve", "audit", "Result", "AuditResult"]
 
 def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool = False, count: int | bool | None = None,
           time_limit: float | None = None, out: str | Path | None = None, engine: str | None = None,
-          encoding: str | None = None, certify: bool = False, **options: Any) -> Result:
+          encoding: str | None = None, certify: bool = False, budget: float | None = None, **options: Any) -> Result:
     """Solve one instance of `puzzle` and return its `Result`.
 
     `source` is a file path, the input text itself, a URL (for a puzzle that reads them), or a dict
     of the puzzle's options and inline job keys (`smtpuzzles solve --help` lists them); keyword
     `options` are the same keys. `unique` asks whether the
     solution is unique, `count` for every solution (True or 0) or up to that many; `time_limit` bounds
-    each solver check in seconds (a run that runs out is `unknown`, never `optimal`). `certify`
+    each solver check in seconds (a run that runs out is `unknown`, never `optimal`); `budget` bounds
+    the whole solve the same way (resumable: `smtpuzzles solve PUZZLE --resume RUN_DIR`). `certify`
     stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.
     """
     module = puzzles.get(puzzle)
@@ -51,6 +52,10 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
         raise InputError(f"{module.NAME} takes no option {sorted(given)[0]!r} (it takes {', '.join(known) or 'none'})",
                          "solve()")
     mode, limit = request.mode_and_limit(module, unique, count, lambda key: f"solve({key}=...)")
+    if budget is not None:
+        from smtpuzzles.inputs import positive_seconds
+
+        budget = positive_seconds(budget, "solve(budget=...)")
     instance = module.load(text, where, values)
     keep = None
     if out is None:  # the run folder lives as long as the Result, unless saved
@@ -59,7 +64,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     from smtpuzzles import run as runner
 
     outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(out), engine=engine, encoding=encoding,
-                                   time_limit=time_limit, mode=mode, limit=limit)
+                                   time_limit=time_limit, mode=mode, limit=limit, budget=budget)
     if certify and outcome.certificate is not None:
         runner.certify(ledger.dir, encoding=outcome.encoding)
     return Result._of(module, instance, outcome, ledger.dir, keep)

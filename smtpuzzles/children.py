@@ -1,26 +1,78 @@
-"""Solver child processes that die with the process that started them.
+"""Child processes that die with the process that started them.
 
-A proof or a re-solve runs in a child process (a fresh solver, a hard time limit). If the parent is
-killed (`kill -9`, a CI timeout, a closed terminal), an orphaned child would go on using a core for
-as long as its solver runs; on Linux the kernel is asked to kill it when its parent dies.
+A proof or a re-solve runs in a child process (a fresh solver, a hard time limit), and a batch runs
+its jobs in worker processes. If the parent is killed (`kill -9`, a CI timeout, a closed terminal),
+an orphaned child would go on using a core, and a batch worker would go on holding its job's lock,
+so that running the batch again finds the job "in use by another process". So:
+
+- on Linux the kernel is asked to SIGKILL the child when its parent dies (PR_SET_PDEATHSIG), and
+  a child whose parent died before it asked is ended at once;
+- elsewhere (macOS), and as a second line on Linux, `watch_parent` polls for the parent in a
+  thread and ends the process when it is gone (between solver calls that hold the interpreter,
+  which is why the kernel's way comes first where there is one).
+
+A child killed so leaves its run folder as `kill -9` does: the ledger loses at most the check in
+progress, the kernel drops the folder's lock, and `--resume` (or the batch run again) goes on.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 
 PR_SET_PDEATHSIG = 1  # prctl(2)
+POLL_SECONDS = 0.5
+
+# The pid of the process that forks next, set in it just before each fork (os.fork and a
+# subprocess with a preexec_fn both run these hooks): the child compares its parent with it, to
+# catch a parent that died between the fork and the prctl.
+_forking = os.getpid()
+
+
+def _before_fork() -> None:
+    global _forking
+    _forking = os.getpid()
+
+
+os.register_at_fork(before=_before_fork)
 
 
 def die_with_parent() -> None:
-    """For subprocess's `preexec_fn`: on Linux, SIGKILL this child when its parent exits; elsewhere
-    nothing (the parent's own timeout and interrupt handling still end it)."""
+    """For subprocess's `preexec_fn` and a pool's initializer: on Linux, SIGKILL this process when
+    its parent exits; elsewhere nothing (see `watch_parent`)."""
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl here: the parent's handling is what remains
-        pass
+    except (OSError, AttributeError):  # no prctl here: watch_parent and the parent's handling remain
+        return
+    # The parent died before the prctl: nobody will signal us. (`_forking` is this process's own pid
+    # when this module was first imported here, after the fork: then there is nothing to compare.)
+    if _forking != os.getpid() and os.getppid() != _forking:
+        os._exit(1)
+
+
+def watch_parent(parent: int | None = None, every: float = POLL_SECONDS) -> threading.Thread:
+    """End this process (at once, as SIGKILL would) when `parent` (the current parent) is gone:
+    its parent pid changes when it is re-parented. A daemon thread; returns it."""
+    parent = os.getppid() if parent is None else parent
+
+    def watch() -> None:
+        stop = threading.Event()
+        while not stop.wait(every):
+            if os.getppid() != parent:
+                os._exit(1)
+
+    thread = threading.Thread(target=watch, name="watch-parent", daemon=True)
+    thread.start()
+    return thread
+
+
+def tie_to_parent() -> None:
+    """Both ways at once: for a worker process's initializer."""
+    die_with_parent()
+    watch_parent()

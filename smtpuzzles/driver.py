@@ -38,7 +38,8 @@ class Recorder:
                  referee: Callable[[dict], list[str]], record: Callable[[dict], dict],
                  replay: list[dict] | None = None, time_limit: float | None = None,
                  on_step: Callable[[dict], None] | None = None, on_solution: Callable[[dict, Any], None] | None = None,
-                 cubes: list[list[str]] | None = None, cube_runner=None, split_after: float = 5.0):
+                 cubes: list[list[str]] | None = None, cube_runner=None, split_after: float = 5.0,
+                 deadline: float | None = None):
         self.encoding = encoding
         self._engine_factory = engine_factory
         self._engine = None
@@ -47,6 +48,9 @@ class Recorder:
         self.record = record
         self.replay = [s for s in (replay or []) if s["result"] in ("sat", "unsat")]
         self.time_limit = time_limit
+        # The session's budget (--budget) as a time.monotonic() instant: each check gets at most
+        # what is left of it, and none is asked once it is spent (the run ends `unknown`).
+        self.deadline = deadline
         self.on_step = on_step or (lambda step: None)
         self.on_solution = on_solution or (lambda solution, value: None)
         self.checks = 0
@@ -107,9 +111,11 @@ class Recorder:
             if step is not None:
                 self.guided = bool(step.get("stats", {}).get("guided"))  # decisions replay as they were made
                 return step["result"], step.get("solution"), step.get("value")
+            limit = self.limit()
+            if limit is not None and limit <= 0:
+                return "unknown", None, None  # the budget is spent: nothing more is asked
             # Split runs try the whole check first, briefly: most checks are settled at once, and
             # cubes pay off only on the hard ones.
-            limit = self.time_limit
             split = self.cubes and (limit is None or limit > self.split_after)
             if split:
                 limit = self.split_after
@@ -137,6 +143,14 @@ class Recorder:
                 if not undecided:
                     return result, solution, value
         return self._check_cubes(claim, texts)
+
+    def limit(self) -> float | None:
+        """Seconds the next check may take: the time limit per check, cut to what is left of the
+        budget (None: no limit)."""
+        if self.deadline is None:
+            return self.time_limit
+        left = self.deadline - time.monotonic()
+        return left if self.time_limit is None else min(left, self.time_limit)
 
     def _second_guess_pending(self) -> bool:
         # An engine told not to be guided (--no-guide) would ignore the guess: no brief try then.
@@ -232,7 +246,7 @@ class Recorder:
             if getattr(self.cube_runner, "uses_engine", False):
                 self.engine  # built (and guided) now, before a resumed split orders its cubes by the guide
             pending.sort(key=lambda i: not set(self.cubes[i]) <= self._steered)  # the guide's cubes first
-            answers = self.cube_runner.run([cube_claims[i] for i in pending], self.time_limit)
+            answers = self.cube_runner.run([cube_claims[i] for i in pending], self.limit())
             try:
                 for position, answer in answers:
                     number = pending[position]

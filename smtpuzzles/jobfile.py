@@ -30,9 +30,9 @@ else:  # pragma: no cover
 JOB_KEYS = {
     "name": (str,), "puzzle": (str,), "input": (str,), "unique": (bool,), "count": (bool, int),
     "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,), "cubes": (int,),
-    "split_after": (int, float),
+    "split_after": (int, float), "budget": (int, float),
 }
-DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,)}
+DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,), "budget": (int, float)}
 
 
 def puzzle_keys(puzzle) -> dict[str, tuple]:
@@ -62,6 +62,7 @@ class Job:
     folder: str = ""
     cubes: int = 0  # checks split into the puzzle's cubes of this depth (smtpuzzles.cubes)
     split_after: float = 5.0
+    budget: float | None = None  # seconds for the job's whole session (not part of its identity)
     # What a ledger must hold to count as this job's: see `identity` and `batch.matches`.
     identity: dict = field(default_factory=dict)
 
@@ -100,6 +101,8 @@ def _check(table: dict, allowed: dict, where: str) -> None:
             raise InputError(f"{key} must be {_type_name(types)}, not {type(value).__name__} {shown}", where)
     if "time_limit" in table:
         positive_seconds(table["time_limit"], f"{where} time_limit")
+    if "budget" in table:
+        positive_seconds(table["budget"], f"{where} budget")
     if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
     if "split_after" in table:
@@ -176,6 +179,7 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     # What the run will ask for, the puzzle's measured best included: a job's ledger matches that.
     params = module.engine_params(engine or module.DEFAULT_ENGINE, params)
     limit = entry.get("time_limit", defaults.get("time_limit"))
+    budget = entry.get("budget", defaults.get("budget"))
     options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default
                for option in module.OPTIONS if not option.input_file}
 
@@ -200,7 +204,8 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
         }
         jobs.append(Job(name, entry["puzzle"], text, source, {**options, "count_limit": count_limit}, mode,
                         engine, encoding, float(limit) if limit is not None else None, dict(params),
-                        identity=identity, cubes=entry.get("cubes", 0), split_after=float(entry.get("split_after", 5.0))))
+                        identity=identity, cubes=entry.get("cubes", 0), split_after=float(entry.get("split_after", 5.0)),
+                        budget=float(budget) if budget is not None else None))
     return jobs
 
 

@@ -58,6 +58,8 @@ class Progress:
     positions_averaged: int = 0
     remaining: float | None = None  # rough solver seconds left; None when there is nothing to go on
     remaining_why: str = ""  # how `remaining` was reckoned, in words
+    open_question: str | None = None  # the last step's question when it was left unanswered (unknown, split)
+    open_seconds: float = 0.0  # solver seconds spent on it so far (its cubes and earlier sessions included)
 
     @property
     def position(self) -> int | None:
@@ -95,7 +97,65 @@ def summarise(steps: list[dict], objective: str | None = None, where: str = "ste
     kind = known(objective)
     if kind:
         kind.progress(out, steps, lambda step, message: _bad(step, where, message))
+    _open_question(out, steps)
+    outlived(out)
     return out
+
+
+def _open_question(out: Progress, steps: list[dict]) -> None:
+    """The question the last step left open (a check that ran out of time or was stopped, or one
+    split into cubes still being asked), and the solver seconds spent on it so far."""
+    from smtpuzzles.cubes import without_cube
+
+    if not steps or steps[-1]["result"] in ("sat", "unsat") and "cube" not in steps[-1]["claim"]:
+        return
+    asked = without_cube(steps[-1]["claim"])
+    seconds = 0.0
+    for step in reversed(steps):
+        if without_cube(step["claim"]) != asked or ("cube" not in step["claim"] and step["result"] in ("sat", "unsat")):
+            break
+        seconds += float(step.get("seconds", 0))
+    words = str(steps[-1].get("words") or "")
+    if not words:
+        try:
+            from smtpuzzles.objectives import describe
+
+            words = describe(asked)
+        except (KeyError, TypeError, ValueError):
+            words = "?"
+    # the question itself, not the cube of it the last step asked (its words end so)
+    out.open_question = words.rsplit(", in cube", 1)[0] if "cube" in steps[-1]["claim"] else words
+    out.open_seconds = seconds
+
+
+def outlived(p: Progress, running_for: float = 0.0) -> None:
+    """The estimate is "unknown" once the question open now has taken longer than the estimate of
+    everything left: the pace of the last positions says nothing about it (16x16: ~43 s left by the
+    last five positions, while position 166 had been open for two hours). `running_for`: seconds
+    the question has been asked since the last step (a run going on)."""
+    age = max(p.current_seconds, p.open_seconds) + running_for
+    if p.remaining and age > p.remaining:
+        p.remaining_why = (f"unknown: the open question has taken {duration(age)}, more than the "
+                           f"~{duration(p.remaining)} the last positions' pace gives for all that is left")
+        p.remaining = None
+
+
+def checks_text(p: Progress) -> str:
+    """The one count of checks every view shows: steps a solver answered (a step settled by a
+    bound, or closed by its cubes or cases, is none), with the positions a bound settled beside."""
+    return f"{p.checks} checks" + (f", {p.bounds} settled by a bound" if p.bounds else "")
+
+
+def record(p: Progress, show_value: Callable[[Any], Any] | None = None, running_for: float | None = None) -> dict:
+    """Where a run stands as one JSON object (`--progress json`): `running_for`, seconds since the
+    last step while the run goes on (the question being asked is that old, at least)."""
+    best = None if p.best is None else (show_value(p.best) if show_value else p.best)
+    stage = "starting" if not p.steps else "closing" if (p.length is not None and p.position is None) else "searching"
+    age = p.open_seconds + (running_for or 0.0)
+    return {"stage": stage, "position": p.position, "length": p.length, "proved": p.proved, "best": best,
+            "checks": p.checks, "bounds": p.bounds, "solver_seconds": round(p.solver_seconds, 3),
+            "open_question": p.open_question, "open_seconds": round(age, 1),
+            "estimate_seconds": None if p.remaining is None else round(p.remaining, 1), "estimate": estimate_text(p)}
 
 
 def _bad(step: dict, where: str, message: str) -> LedgerError:
@@ -131,6 +191,8 @@ def brief_where(p: Progress) -> str | None:
 
 
 def estimate_text(p: Progress) -> str:
+    if p.remaining is None and p.remaining_why.startswith("unknown"):
+        return p.remaining_why
     if p.remaining is None:
         return f"none yet: {p.remaining_why}" if p.remaining_why else "none: nothing to go on yet"
     if p.remaining == 0:
@@ -194,6 +256,8 @@ def read_live(path: Path, now: float | None = None) -> LiveRun:
         last_write = max(0.0, (time.time() if now is None else now) - written)
     except OSError:
         last_write = None
+    if folder.run.get("status") == "running" and last_write is not None:
+        outlived(progress, last_write)  # the question being asked now has been open that long, at least
     return LiveRun(folder, progress, last_write)
 
 

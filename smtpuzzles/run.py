@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -47,6 +48,9 @@ class Settings:
     # How a lexicographic position is raised (objective.SEARCHES). Runs recorded before there was a
     # choice carry no key and climbed: a resume must ask the same questions in the same order.
     search: str = "descend"
+    # This session's --budget as a time.monotonic() instant (None: none); like the time limit, the
+    # session's own and not recorded: a resumed run gets a budget of its own.
+    deadline: float | None = None
 
     def record(self) -> dict:
         # The scheduler, like the time limit's session, is where the work ran, not what was asked.
@@ -118,7 +122,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
           split_after: float = 5.0, search: str = "descend", on_step: Callable[[dict], None] | None = None,
-          on_solution: Callable[[dict, Any], None] | None = None) -> tuple[Outcome, Ledger]:
+          on_solution: Callable[[dict, Any], None] | None = None, budget: float | None = None) -> tuple[Outcome, Ledger]:
+    deadline = None if budget is None else time.monotonic() + budget  # the encoding counts against it
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     mode = mode or module.MODES[0]
     if mode not in module.MODES:
@@ -129,7 +134,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, module.engine_params(engine_name, params))
-    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search)
+    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search, deadline)
     cube_list = split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)
     header = {
@@ -150,7 +155,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
 
 
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
-           cubes: int | None = None, on_step=None, on_solution=None) -> tuple[Outcome, Ledger]:
+           cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None) -> tuple[Outcome, Ledger]:
+    deadline = None if budget is None else time.monotonic() + budget
     # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
     # parameters): a folder may come from anyone, and its parameters reach a solver.
     try:
@@ -167,7 +173,7 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
                         run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after,
-                        run.get("search", "climb"))
+                        run.get("search", "climb"), deadline)
     cube_list = split_cubes(enc, settings.cubes)  # before the ledger is touched
     depth = run.get("cubes", 0)
     if cubes is not None and cubes != depth and any("cube" in s["claim"] for s in folder.steps):
@@ -213,7 +219,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
     recorder = Recorder(enc, engine_factory, guarded(module, "value", lambda s: module.value(instance, s)),
                         guarded(module, "referee", lambda s: module.referee(instance, s)),
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
-                        split_after=settings.split_after)
+                        split_after=settings.split_after, deadline=settings.deadline)
     if cubes:
         recorder.cube_runner = LocalCubes(recorder)
         if client is not None:

@@ -16,6 +16,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from smtpuzzles.durations import duration
 from smtpuzzles.render import STATUS_STYLE
 from smtpuzzles.folders.statuses import ANSWERED, UNANSWERED
 
@@ -71,6 +72,7 @@ NOTES = {
     "resumed": ("resumed", "continued from its unfinished ledger"),
     "job changed: new run": ("changed", "the job changed since its earlier run: a new run beside the old one"),
     "busy elsewhere": ("busy", "another process is running this job; not run here"),
+    "stopped": ("stopped", "the batch was stopped (batch --stop) before this job started"),
 }
 
 
@@ -94,12 +96,20 @@ def summary_table(rows: list[dict]) -> Group:
     table = compact_table("batch summary")
     _add_columns(table)
     for r in rows:
-        table.add_row(r["job"], r["puzzle"], status_cell(r), value_text(r), f"{r['seconds']:.1f}",
+        table.add_row(r["job"], r["puzzle"], status_cell(r), value_text(r), seconds_text(r["seconds"]),
                       NOTES.get(r.get("note") or "", (r.get("note") or "",))[0])
     seen = {r.get("note") for r in rows}
     legend = [Text(f"{word}: {meaning}", style="dim") for note, (word, meaning) in NOTES.items() if note in seen]
     errors = [Text(f"job {r['job']}: {r['error']}", style="red") for r in rows if r.get("error")]
-    return Group(table, *legend, *errors)
+    # Solving only: a job finished before costs this batch nothing, however long its run once took.
+    total = Text(f"solving in this batch: {duration(sum(r['seconds'] or 0 for r in rows))} "
+                 "(s: each job's; a job done before: 0)", style="dim")
+    return Group(table, total, *legend, *errors)
+
+
+def seconds_text(seconds: float | None) -> str:
+    """A job's seconds of solving in a table cell, as a short human duration."""
+    return "" if seconds is None else f"{seconds:.1f}" if seconds < 60 else duration(seconds)
 
 
 class ProgressBoard:
@@ -114,7 +124,9 @@ class ProgressBoard:
     def finish(self, summary: dict) -> None:
         self.done[summary["job"]] = summary
 
-    def poll(self) -> None:
+    def poll(self, settled: bool = False) -> None:
+        """Each job's row from its newest run's ledger; `settled` (batch --status, from outside):
+        a sealed run shows its status, and the job counts as done."""
         for job in self.jobs:
             if job.name in self.done:
                 continue
@@ -122,12 +134,29 @@ class ProgressBoard:
             if run_dir is None:
                 continue
             self.seen[job.name] = read_progress(run_dir)
+            if settled and self.seen[job.name]["state"] != "running":
+                self.done[job.name] = {"job": job.name, "status": self.seen[job.name]["state"], "seconds": None,
+                                       "value": self.seen[job.name]["value"], "note": ""}
 
     def plain_line(self) -> str:
         """One line for a log (smtpuzzles.ticker): jobs done, and what each running one reports."""
         running = [f"{job.name} {self.seen[job.name].get('progress') or 'running'}" for job in self.jobs
                    if job.name not in self.done and self.seen.get(job.name, {}).get("state") == "running"]
         return f"batch: {len(self.done)} of {len(self.jobs)} jobs done" + (f"; {', '.join(running)}" if running else "")
+
+    def records(self) -> list[dict]:
+        """One JSON object per job for `--progress json`: its state, and where a running one stands."""
+        out = []
+        for job in self.jobs:
+            if job.name in self.done:
+                r = self.done[job.name]
+                out.append({"job": job.name, "state": "done", "status": r["status"], "value": r.get("value"),
+                            "seconds": r.get("seconds")})
+            else:
+                seen = self.seen.get(job.name)
+                out.append({"job": job.name, "state": seen["state"] if seen else "waiting",
+                            **(seen.get("record") or {} if seen else {})})
+        return out
 
     def __rich__(self) -> Table:
         elapsed = time.perf_counter() - self.started
@@ -136,7 +165,7 @@ class ProgressBoard:
         for job in self.jobs:
             if job.name in self.done:
                 r = self.done[job.name]
-                table.add_row(job.name, job.puzzle, status_cell(r), value_text(r), f"{r['seconds']:.1f}",
+                table.add_row(job.name, job.puzzle, status_cell(r), value_text(r), seconds_text(r.get("seconds")),
                               NOTES.get(r.get("note") or "", (r.get("note") or "",))[0])
             else:
                 info = self.seen.get(job.name, {"state": "waiting", "best": "", "found": "", "progress": ""})
@@ -162,20 +191,24 @@ def read_progress(run_dir: Path) -> dict:
     """A job's row while it runs, through the one reader of run folders (which takes no lock and
     leaves out a half-written last line); a folder not readable yet shows as just running."""
     from smtpuzzles.errors import LedgerError
-    from smtpuzzles.live import read_live
+    from smtpuzzles.live import checks_text, read_live, record
 
-    info = {"state": "running", "best": "", "found": "", "progress": ""}
+    info = {"state": "running", "best": "", "found": "", "progress": "", "value": None, "record": None}
     try:
         live = read_live(run_dir)
     except (LedgerError, OSError, ValueError):
         return info  # being created; next poll
     progress, saved = live.progress, live.folder.saved
+    info["state"] = str(live.folder.run.get("status", "running"))
     if saved is not None:
         info["best"] = short(saved.get("value"))
+        info["value"] = saved.get("value")
     if progress.found:
         info["found"] = f"{progress.found} found"
     if progress.length is not None:
         info["progress"] = f"{progress.proved} proved"
     else:
-        info["progress"] = f"{progress.steps} checks"
+        info["progress"] = checks_text(progress)
+    running_for = live.last_write if info["state"] == "running" else None
+    info["record"] = {**record(progress, running_for=running_for), "best": info["value"], "run_dir": str(run_dir)}
     return info

@@ -46,7 +46,8 @@ def test_lex_summary_counted_by_hand():
     assert p.current_seconds == pytest.approx(60)  # all of it on position 4
     # Seconds per closed position: 4 + 1 on the first, 0 on the second, 6 + 3 on the third.
     assert p.per_position == pytest.approx((5 + 0 + 9) / 3) and p.positions_averaged == 3
-    assert p.remaining == pytest.approx(1 * 14 / 3)
+    # 1 left x 14/3 s, but the open question has taken 60 s already: the pace says nothing of it.
+    assert p.remaining is None and p.open_seconds == 60.0 and "position 4 can exceed 2" in p.open_question
     assert p.slowest == [(6, 60.0), (4, 6.0), (1, 4.0)]
     assert p.rate_overall == pytest.approx(6 / 76 * 60)
     # Ten minutes reach back over every check: the recent rate is the overall one.
@@ -56,7 +57,10 @@ def test_lex_summary_counted_by_hand():
     short = live.summarise(LEX_STEPS, "lex", window_minutes=1)
     assert (short.recent_checks, short.rate_recent) == (5, pytest.approx(5 / 74 * 60))
     assert live.where_text(p) == "position 4 of 4 (3 proved, 1m 00s on it)"
-    assert live.estimate_text(p) == "rough: ~4.67s solver time = 1 left x 4.67s (mean of last 3)"
+    assert live.estimate_text(p) == ("unknown: the open question has taken 1m 00s, more than the ~4.67s the last "
+                                     "positions' pace gives for all that is left")
+    before = live.summarise(LEX_STEPS[:6], "lex")  # before that question: the estimate stands
+    assert live.estimate_text(before) == "rough: ~4.67s solver time = 1 left x 4.67s (mean of last 3)"
 
 
 def test_steps_that_ran_no_solver_are_neither_checks_nor_bounds():

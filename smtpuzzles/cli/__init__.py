@@ -12,6 +12,7 @@ from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
+from smtpuzzles import ticker
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
 from smtpuzzles.cli.other_commands import (cmd_audit, cmd_batch, cmd_convert, cmd_examples, cmd_export, cmd_proofs,
                                            cmd_results)
@@ -31,6 +32,7 @@ def main(argv=None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
             return exc.code if isinstance(exc.code, int) else 2
+        ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
         return COMMANDS[args.command](args)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)

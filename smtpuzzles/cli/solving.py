@@ -15,11 +15,11 @@ from rich.text import Text
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
-from smtpuzzles.live import brief_where
-from smtpuzzles.objectives import proves_prefix
+from smtpuzzles.live import brief_where, checks_text
+from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, check_writable_folder, is_url, read_input
 from smtpuzzles.shown import escaped
-from smtpuzzles.ticker import Ticker
+from smtpuzzles.ticker import Ticker, pace
 from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
 from smtpuzzles.cli.parser import puzzle_options_by_name
@@ -75,9 +75,12 @@ def cmd_solve(args) -> int:
         check_new_file(args.svg, "--svg")  # before solving, not after minutes of it
     err = Console(stderr=True)
     progress = ProgressView(module)
-    live = Live(progress, console=err, refresh_per_second=4, transient=True) if (err.is_terminal and not args.json) else None
-    # Off a terminal (a log, nohup, a pipe), a plain line every --progress-every seconds instead.
-    ticker = Ticker(progress.plain_line, 0 if err.is_terminal else args.progress_every)
+    live = Live(progress, console=err, refresh_per_second=4, transient=True) \
+        if (err.is_terminal and not args.json and args.progress != "json") else None
+    # Off a terminal (a log, nohup, a pipe), a plain line every --progress-every seconds instead
+    # (with --progress json, a JSON object a line, on a terminal too).
+    ticker = Ticker(progress.plain_line, pace(args.progress_every, err.is_terminal, args.progress),
+                    record=progress.record, form=args.progress)
     with ticker:
         outcome, ledger, module, instance = solve_or_resume(args, module, progress, live)
     return finish_solve(args, module, instance, outcome, ledger, err)
@@ -93,7 +96,7 @@ def solve_or_resume(args, module, progress, live):
         try:
             outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, scheduler=args.scheduler,
                                             split_after=args.split_after, cubes=args.cubes or None,
-                                            on_step=progress.step, on_solution=progress.solution)
+                                            on_step=progress.step, on_solution=progress.solution, budget=args.budget)
         finally:
             if live:
                 live.stop()
@@ -115,7 +118,7 @@ def solve_or_resume(args, module, progress, live):
                                            encoding=args.encoding, time_limit=args.time_limit, mode=mode,
                                            limit=limit, on_step=progress.step, on_solution=progress.solution,
                                            params={"guide": False} if args.no_guide else None, cubes=args.cubes,
-                                           scheduler=args.scheduler, split_after=args.split_after)
+                                           scheduler=args.scheduler, split_after=args.split_after, budget=args.budget)
         finally:
             if live:
                 live.stop()
@@ -239,12 +242,20 @@ class ProgressView:
         """One line of where the run stands, for a log (smtpuzzles.ticker): checks, position, best."""
         self.lines()  # the summary of the steps so far
         p = self._summary
-        where = (brief_where(p) if p is not None and proves_prefix(p.objective) else None) or self.words[:40]
-        best = ""
-        if self.best is not None:
-            shown = str(self.puzzle.value_json(self.best))
-            best = f"; best {shown if len(shown) <= 24 else shown[:21] + '...'}"
-        return f"{self.puzzle.NAME}: {self.checks} checks; {where}{best}"
+        # Whole: a log has no width. Checks counted as every view counts them (smtpuzzles.live).
+        where = (brief_where(p) if p is not None and proves_prefix(p.objective) else None) or self.words
+        best = "" if self.best is None else f"; best {self.puzzle.value_json(self.best)}"
+        return f"{self.puzzle.NAME}: {checks_text(p) if p is not None else '0 checks'}; {where}{best}"
+
+    def record(self) -> dict:
+        """Where the run stands as one JSON object (`--progress json`)."""
+        from smtpuzzles.live import record
+
+        self.lines()
+        if self._summary is None:
+            return {"stage": "starting", "puzzle": self.puzzle.NAME, "checks": 0}
+        value = (lambda best: self.puzzle.value_json(best)) if best_is_value(self._summary.objective) else None
+        return {"puzzle": self.puzzle.NAME, **record(self._summary, value, self.clock() - self.last_step)}
 
     def __rich__(self):
         elapsed = self.clock() - self.started

@@ -104,6 +104,11 @@ def ctrl_c_pressed() -> bool:
     return _ctrl_c.is_set()
 
 
+def press_ctrl_c() -> None:
+    """Stop the run under way as its first Ctrl-C would (from another thread: `batch --stop`)."""
+    _ctrl_c.set()
+
+
 def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout: float | None):
     """Run a native solver call in a thread so that Ctrl-C and time limits can stop it.
 
