@@ -14,6 +14,7 @@ from rich.color import Color
 from rich.console import Console, Group
 from rich.measure import Measurement
 from rich.panel import Panel
+from rich.protocol import rich_cast
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -36,8 +37,9 @@ def content_width(renderable) -> int:
 def print_all(console: Console, renderables: Sequence) -> None:
     """Print in order. A Text marked no_wrap (a map wider than the terminal, a command to copy) keeps
     its lines whole: rich's print would otherwise re-flow it (it joins texts into a new Text that
-    forgets no_wrap) and crop it at the console's width."""
-    for renderable in renderables:
+    forgets no_wrap) and crop it at the console's width. A renderable made only when shown (rich's
+    `__rich__`, as Rogue's map) is made here first, so that the same holds of what it makes."""
+    for renderable in map(rich_cast, renderables):
         if isinstance(renderable, Group):  # its parts in turn, so that a no_wrap Text inside keeps too
             print_all(console, renderable.renderables)
         elif isinstance(renderable, Text) and renderable.no_wrap:

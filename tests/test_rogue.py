@@ -96,14 +96,16 @@ def test_agrees_with_bfs_on_random_maps(cli, encoding):
         assert result["value"] == bfs_gold(text), text
 
 
-def test_regions_is_the_default_and_flow_still_solves_and_audits(cli):
-    """Old runs name the flow encoding: it still solves the seed maps, and its run audits clean
-    with the UNSAT step re-solved by z3 and cvc5."""
-    assert rogue.ENCODINGS[0] == "regions"
+@pytest.mark.parametrize("encoding", ["reach", "regions", "flow"])
+def test_reach_is_the_default_and_every_encoding_solves_and_audits(cli, encoding):
+    """Old runs name regions or flow: they still solve the seed maps, and each run audits clean with
+    the UNSAT step re-solved by z3 and cvc5 and the closed set checked."""
+    assert rogue.ENCODINGS[0] == "reach"
     for name in ("04.txt", "08.txt", "11.txt"):
-        result = cli.solve_json("rogue", EXAMPLES / name, "--encoding", "flow")
+        result = cli.solve_json("rogue", EXAMPLES / name, "--encoding", encoding)
         assert result["status"] == "optimal" and result["value"] == EXPECTED[name]
-        assert set(result["solution"]) == {"path", "closed"}  # the cell lists its runs always had
+        # the cell lists flow's runs always had; the compact forms of the others
+        assert set(result["solution"]) == ({"path", "closed"} if encoding == "flow" else {"moves", "closed_rows"})
     report = audit(Path(result["run_dir"]), resolve="certificate")
     assert report.ok and report.verdict == "clean"
     assert [f.ok for f in report.findings if f.section in ("drift", "resolve", "certificate")] == [True] * 3
@@ -142,7 +144,7 @@ def test_a_contraction_that_frees_a_region_is_refused(cli):
     """Seed map 8: two gold sit in regions of their own. A formula that no longer says they are
     out of reach would let a model take them; the audit rebuilds the contraction from the map and
     refuses the forged formula and query."""
-    result = cli.solve_json("rogue", EXAMPLES / "08.txt")
+    result = cli.solve_json("rogue", EXAMPLES / "08.txt", "--encoding", "regions")
     run_dir = Path(result["run_dir"])
     base = gzip.decompress((run_dir / "base.smt2.gz").read_bytes()).decode()
     assert "(assert (not R0_5))" in base and "(assert (not R5_5))" in base
@@ -153,6 +155,62 @@ def test_a_contraction_that_frees_a_region_is_refused(cli):
     failed = [(f.section, f.text) for f in report.findings if f.ok is False]
     assert ("drift", "encoding drift: today's encoder writes a different base formula") in failed
     assert any(section == "claims" and "certificate.smt2.gz" in text for section, text in failed), failed
+
+
+def test_reach_states_the_gold_the_search_found_and_a_forged_count_is_refused(cli):
+    """The reach formula is the map contracted to @'s closed set: its gold G, stated as a number.
+    A forger who raises G in the formula and its query (to claim more) is refused by the drift
+    check, which runs the search again from the recorded map."""
+    result = cli.solve_json("rogue", EXAMPLES / "08.txt")
+    run_dir = Path(result["run_dir"])
+    assert result["value"] == 3
+    query = gzip.decompress((run_dir / "certificate.smt2.gz").read_bytes()).decode()
+    assert "(assert (>= (ite home 3 0) 4))" in query
+    assert audit(run_dir, resolve="certificate").ok
+    forge_base(run_dir, lambda text: text.replace("(ite home 3 0)", "(ite home 4 0)").replace("3 gold", "4 gold"))
+    report = audit(run_dir)
+    failed = [(f.section, f.text) for f in report.findings if f.ok is False]
+    assert not report.ok and ("drift", "encoding drift: today's encoder writes a different base formula") in failed
+
+
+def forge_solution(run_dir: Path, edit) -> None:
+    """Rewrite the solution in solution.json and in the step that found it, the chain resealed."""
+    run, steps = read_ledger(run_dir)
+    saved = json.loads((run_dir / "solution.json").read_text())
+    saved["solution"] = edit(saved["solution"])
+    for step in steps:
+        if "solution" in step:
+            step["solution"] = edit(step["solution"])
+    (run_dir / "solution.json").write_text(json.dumps(saved))
+    forge_chain(run_dir, run, steps)
+
+
+def test_a_forged_closed_set_is_refused(cli):
+    """The certificate is checked by the referee: a set with a hole (a reachable cell left out) or
+    one holding gold the walk leaves behind fails the audit, however carefully resealed."""
+    text = (EXAMPLES / "08.txt").read_text()
+    result = cli.solve_json("rogue", "-", stdin=text)
+    run_dir = Path(result["run_dir"])
+    assert audit(run_dir).ok
+
+    def hole(solution):  # (1, 0), the gold below @, left out
+        rows = list(solution["closed_rows"])
+        rows[1] = "0" + rows[1][1:]
+        return dict(solution, closed_rows=rows)
+
+    forge_solution(run_dir, hole)
+    report = audit(run_dir)
+    failed = [(f.section, f.text) for f in report.findings if f.ok is False]
+    assert not report.ok and any(section == "models" and "the closed set is not closed: [0, 0] steps to [1, 0]" in words
+                                 for section, words in failed), failed
+
+    again = cli.solve_json("rogue", "-", stdin=text)
+    run_dir = Path(again["run_dir"])
+    forge_solution(run_dir, lambda solution: dict(solution, moves=solution["moves"][:1]))  # only the first gold
+    report = audit(run_dir)
+    failed = [(f.section, f.text) for f in report.findings if f.ok is False]
+    assert not report.ok and ("certificate", "solver-free certificate: the closed set holds 3 gold but the walk takes 1") \
+        in failed, failed
 
 
 def test_two_same_letter_monsters_are_two_monsters(cli):

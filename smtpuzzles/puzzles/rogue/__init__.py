@@ -36,7 +36,22 @@ def examples():
     return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
 
 
+class Picture:
+    """The map drawn when it is shown (rich's `__rich__`), not before: `solve --json` makes the
+    pictures too and never prints them, and drawing a 1000x1000 map took longer than solving it."""
+
+    def __init__(self, dungeon: Dungeon, solution: dict):
+        self.dungeon, self.solution = dungeon, solution
+
+    def __rich__(self):
+        return picture(self.dungeon, self.solution)
+
+
 def render(dungeon: Dungeon, solution: dict, proved=None):
+    return Picture(dungeon, solution)
+
+
+def picture(dungeon: Dungeon, solution: dict):
     from rich.text import Text
 
     walk = walk_of(dungeon, solution)[0]
@@ -87,8 +102,8 @@ def draw(dungeon: Dungeon, solution: dict | None) -> str:
 
 # The contract's face: every name of the package, as a single module would have them.
 __all__ = ['DEFAULT_ENGINE', 'DIGITS', 'DIRECTIONS', 'Dungeon', 'ENCODINGS', 'Grid', 'INLINE', 'KEYS', 'KIND',
-           'LIMITS', 'MARKS', 'MODES', 'MONSTER', 'NAME', 'QUIET', 'SHARED', 'SUMMARY', 'UNKNOWN', 'WALKABLE',
+           'LIMITS', 'MARKS', 'MODES', 'MONSTER', 'NAME', 'Picture', 'QUIET', 'SHARED', 'SUMMARY', 'UNKNOWN', 'WALKABLE',
            'around', 'canonical', 'cell_name', 'certificate', 'check_closed', 'close_region', 'describe', 'draw',
            'encode', 'encode_flow', 'encode_regions', 'examples', 'from_canonical', 'load', 'moves_of',
-           'named_cells', 'referee', 'region_name', 'render', 'rows_of', 'tour', 'value', 'value_json',
+           'named_cells', 'picture', 'referee', 'region_name', 'render', 'rows_of', 'tour', 'value', 'value_json',
            'walk_collecting', 'walk_of']

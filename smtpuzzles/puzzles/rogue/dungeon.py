@@ -29,7 +29,11 @@ SHARED = tuple(
     for d, (dr, dc) in enumerate(DIRECTIONS))
 # For each monster mask (256 of them), the directions a step may take from a cell with that mask.
 QUIET = tuple(tuple(d for d in range(8) if not mask & SHARED[d]) for mask in range(256))
+# For each monster mask, the directions (bits) whose step wakes a monster.
+WAKES = bytes(sum(1 << d for d in range(8) if mask & SHARED[d]) for mask in range(256))
+NOT_WALKABLE = bytes([255, 0] + [255] * 254)  # Grid.kind -> every direction barred off the walkable cells
 KIND = bytes(1 if chr(b) in WALKABLE else 2 if MONSTER.fullmatch(chr(b)) else 0 for b in range(256))
+GOLD = bytes(1 if b == ord("$") else 0 for b in range(256))
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,10 @@ class Dungeon:
     @cached_property
     def gold(self) -> list[tuple[int, int]]:
         return [(r, m.start()) for r, row in enumerate(self.rows) for m in re.finditer(r"\$", row)]
+
+    @cached_property
+    def gold_count(self) -> int:
+        return sum(row.count("$") for row in self.rows)
 
     @cached_property
     def walkable(self) -> list[tuple[int, int]]:
@@ -127,6 +135,30 @@ class Dungeon:
     def steps(self) -> dict[tuple[int, int], list[tuple[int, int]]]:
         """Allowed steps out of every walkable cell."""
         return {p: self.steps_from(p) for p in self.walkable}
+
+    @cached_property
+    def gold_marks(self) -> bytearray:
+        """1 on every gold cell, indexed as the grid is."""
+        grid = self.grid
+        marks = bytearray(len(grid.kind))
+        for r, row in enumerate(self.rows):
+            at = (r + 1) * grid.stride + 1
+            marks[at:at + len(row)] = row.encode("latin-1", "replace").translate(GOLD)
+        return marks
+
+    @cached_property
+    def wakes(self) -> bytes:
+        """For every grid index, the directions (bits, DIRECTIONS order) a step out of it may not
+        take: those that wake a monster, and all eight off the walkable cells."""
+        grid = self.grid
+        wakes = grid.near.translate(WAKES)
+        blocked = int.from_bytes(grid.kind.translate(NOT_WALKABLE), "little")
+        return (int.from_bytes(wakes, "little") | blocked).to_bytes(len(wakes), "little")
+
+    @cached_property
+    def memo(self) -> dict:
+        """Room for what is worth keeping between calls on this map (the last walk replayed)."""
+        return {}
 
     @cached_property
     def regions(self) -> array:
@@ -209,4 +241,4 @@ def from_canonical(data: dict) -> Dungeon:
 
 
 def describe(dungeon: Dungeon) -> str:
-    return f"{dungeon.width}x{dungeon.height}, {len(dungeon.gold)} gold"
+    return f"{dungeon.width}x{dungeon.height}, {dungeon.gold_count} gold"

@@ -1,4 +1,5 @@
-"""The encodings: `regions` (the flow's question asked of the map contracted to its regions of
+"""The encodings: `reach` (the default: the answer found by a linear search, stated as a formula the
+solver only confirms), `regions` (the flow's question asked of the map contracted to its regions of
 allowed steps) and `flow` (a flow over the cells themselves, for small maps).
 """
 
@@ -13,10 +14,11 @@ from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import IntMax
 
 from .dungeon import Dungeon
+from .search import reach
 from .walks import close_region, moves_of, rows_of, tour, walk_collecting
 
 
-ENCODINGS = ("regions", "flow")
+ENCODINGS = ("reach", "regions", "flow")
 
 
 # -------------------------------------------------------------------------------------------- encode
@@ -25,11 +27,44 @@ def cell_name(p) -> str:
 
 
 def encode(dungeon: Dungeon, encoding: str = ENCODINGS[0]) -> Encoding:
+    if encoding == "reach":
+        return encode_reach(dungeon)
     if encoding == "regions":
         return encode_regions(dungeon)
     if encoding == "flow":
         return encode_flow(dungeon)
     raise InputError(f"unknown encoding {encoding!r} ({', '.join(ENCODINGS)})", "--encoding")
+
+
+def encode_reach(dungeon: Dungeon) -> Encoding:
+    """The answer found without a solver, stated as a formula: one search from `@` (search.reach,
+    linear in the map) gives the closed set, every cell a walk can reach, and a walk through all its
+    gold. The formula contracts the map to that set: `home` says the walk reaches it (asserted), and
+    the gold taken is (ite home G 0), G the set's gold. No allowed step leaves the set, so no other
+    gold counts: that is the solution's closed_rows, which the referee checks cell by cell without a
+    solver. The solver has nothing to search; it answers the two checks the ledger records (a
+    model, then UNSAT at G + 1), which `audit --resolve` has z3 and cvc5 answer again.
+
+    Where the proof lives: in the closed set (the certificate any referee checks), and in the
+    search, which the audit runs again when it rebuilds this formula from the recorded map (the
+    drift check refuses a run whose formula or queries state another G)."""
+    found = reach(dungeon)
+    cells = found.inside.count(1)
+    solution = found.solution(dungeon)
+    smt = SmtBuilder("QF_LIA")
+    smt.lines.append(f"; @'s closed set, found by a search over allowed steps: {cells} cell{'s' if cells > 1 else ''}, "
+                     f"{found.gold} gold of the map's {dungeon.gold_count}")
+    smt.lines.append("; no allowed step leaves it (the solution's closed_rows): a walk from @ takes no other gold")
+    smt.bool("home")
+    smt.assert_("home")
+
+    def decode(model) -> dict:
+        if not model["home"]:  # asserted: a model without it is no model of this formula
+            raise ValueError("a model where @'s closed set is not reached")
+        return dict(solution)
+
+    objective = IntMax(lambda k: raw(f"(>= (ite home {found.gold} 0) {k})"), upper=dungeon.gold_count)
+    return Encoding("reach", 1, smt.formula(), objective, decode, engines=("z3",))
 
 
 def region_name(dungeon: Dungeon, region: int) -> str:
