@@ -26,10 +26,22 @@ def without_cube(claim: dict) -> dict:
     return {k: v for k, v in claim.items() if k != "cube"}
 
 
-def coverage_problem(cnf, cubes: Sequence[Sequence[str]]) -> str | None:
+def clauses_with(cnf, names) -> dict[int, list[int]]:
+    """For each variable of `cnf` named (others left out), the clauses holding it as a positive
+    literal: one pass over the formula, which an audit checking many splits makes once."""
+    occurs: dict[int, list[int]] = {cnf.index[n]: [] for n in names if n in cnf.index}
+    for number, clause in enumerate(cnf.clauses):
+        for x in clause:
+            if x in occurs:
+                occurs[x].append(number)
+    return occurs
+
+
+def coverage_problem(cnf, cubes: Sequence[Sequence[str]], occurs: dict[int, list[int]] | None = None) -> str | None:
     """None when every assignment satisfying `cnf` satisfies some cube, shown by branching: at each
     node (the literals chosen so far) some clause of the formula has each literal either false under
-    the node or leading to a covered child; a node equal to a whole cube is covered."""
+    the node or leading to a covered child; a node equal to a whole cube is covered. `occurs`:
+    `clauses_with` for (at least) the cubes' variables, else it is made here."""
     if cnf is None:
         return "the formula has no clausal view to check cubes against"
     if not cubes:
@@ -41,11 +53,8 @@ def coverage_problem(cnf, cubes: Sequence[Sequence[str]]) -> str | None:
             return f"cube {' '.join(cube)[:60]!r} names a variable the formula lacks or is too long"
         as_ints.append(tuple(index[name] for name in cube))
     wanted = {x for cube in as_ints for x in cube}
-    occurs: dict[int, list[int]] = {x: [] for x in wanted}
-    for number, clause in enumerate(cnf.clauses):
-        for x in clause:
-            if x in occurs:
-                occurs[x].append(number)
+    if occurs is None or not wanted <= occurs.keys():
+        occurs = clauses_with(cnf, {cnf.names[x] for x in wanted})
 
     def covered(node: tuple[int, ...], below: list[tuple[int, ...]]) -> tuple[int, ...] | None:
         """None when covered, else an uncovered node."""

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from smtpuzzles.cubes import coverage_problem, without_cube
+from smtpuzzles.cubes import clauses_with, coverage_problem, without_cube
 from smtpuzzles.auditing import auditproof as proving
 from smtpuzzles.objectives.base import distinct
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.formula import all_of, any_of, smt2
+from smtpuzzles.formula import smt2
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
 from smtpuzzles.folders.readback import Rules, recorded_claim_terms, recorded_instance, same_json
@@ -45,6 +45,14 @@ INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3
 SHOWN_MODEL_FAILURES = 5  # broken models named one by one; the rest counted in one line
 EXIT_UNDECIDED = 3  # a re-solve ran out of time or the solver answered unknown
 EXIT_MISSING_SOLVER = 4  # a solver the audit was asked to use is not installed
+# A step by cases or by cubes rests on the steps it lists, which may rest on others. The driver
+# nests two levels at most (a closing step on its cases, a case on its cubes), and the published
+# records list 466 steps in all (15x15: 210 cases and four splits); a 16x16 run split two deep and
+# closed by cases would list about 67,000 (256 cases of 262 cubes). A folder past either cap is forged: refused as
+# malformed, so a hostile chain costs neither a deep stack nor a long walk.
+MAX_RESTS_DEPTH = 64  # steps resting on steps resting on ... under one claim
+MAX_RESTS_LISTED = 1_000_000  # listings followed in one audit, each step's list once
+RESTING = ("cases", "cubes")  # the ways a step rests on others (smtpuzzles.driver)
 
 
 @dataclass
@@ -287,10 +295,8 @@ def _check_claims(report: Report, folder, rules: Rules, enc, mode: str, models, 
         problems.append(f"no recorded UNSAT step refutes '{describe(claim)[:90]}'")
     elif step["assumptions"] != texts:
         problems.append(f"step {step['index']} refuted other assumptions than today's encoder builds for its claim")
-    elif step.get("by") == "cubes":
-        problems += _split_problems(folder, enc, step)
-    elif step.get("by") == "cases":
-        problems += _cases_problems(folder, enc, step, terms)
+    elif step.get("by") in RESTING:
+        problems += Derivations(folder, enc).problems(step["index"])
     digest = folder.gz_digest(CERTIFICATE, len(query.encode()) + 1, "closing certificate")
     # A run published compressed (steps.jsonl.gz) may leave its certificate out: it is the base
     # formula's text plus the claim's assertions, as the UNSAT step records them, and check-sat,
@@ -343,54 +349,162 @@ def _check_lemma(report: Report, folder, enc) -> None:
     report.evidence.append(f"a checked symmetry lemma: {enc.lemma.summary}")
 
 
-def _split_problems(folder, enc, step: dict) -> list[str]:
-    """A claim refuted by cubes: each listed step an UNSAT answer to the claim under one cube, with
-    today's assumptions, and the cubes covering every case of today's formula."""
-    claim, where = step["claim"], folder.steps_where
-    cubes = []
-    for index in step["cubes"]:  # earlier steps (the reader checks that), each at its index
-        cube_step = folder.steps[index]
-        if cube_step["result"] != "unsat" or "cube" not in cube_step["claim"] \
-                or canonical_json(without_cube(cube_step["claim"])) != canonical_json(claim):
-            return [f"step {step['index']} lists step {index}, which is no UNSAT answer to one of its cubes"]
-        if cube_step["assumptions"] != recorded_query_texts(enc, cube_step["claim"], f"{where} line {index + 1}"):
-            return [f"step {index} refuted other assumptions than today's encoder builds for its cube"]
-        cubes.append(cube_step["claim"]["cube"])
-    problem = coverage_problem(enc.formula.cnf, cubes)
-    return [f"step {step['index']}'s {len(cubes)} cubes: {problem}"] if problem else []
+class Derivations:
+    """Steps that rest on earlier ones (by cubes, by cases), checked as such. Each step is checked
+    once however many steps list it, children before parents (listed steps are earlier: the reader
+    checks that), with an explicit stack rather than recursion: time linear in the ledger."""
 
+    def __init__(self, folder, enc):
+        self.folder, self.enc, self.steps = folder, enc, folder.steps
+        self.problem: dict[int, str | None] = {}  # resting step -> why it does not hold (None: it holds)
+        self.height: dict[int, int] = {}  # resting step -> how many levels of resting steps it tops
+        self.fits: dict[int, bool] = {}  # step -> its assumptions are today's for its claim
+        self.coverage: dict[tuple, str | None] = {}  # a split's cubes -> coverage_problem
+        self.occurs = None  # clauses of each variable named in a cube, indexed once (cubes.clauses_with)
+        self.listed = 0
 
-def _cases_problems(folder, enc, step: dict, terms: list) -> list[str]:
-    """A claim refuted case by case: its formula, as today's encoder builds it, must be exactly the
-    disjunction of the listed steps' claims (each the conjunction of its assumptions), and each
-    listed step an UNSAT answer with today's assumptions (one refuted by cubes or by cases checked as
-    such).
-    Then base and claim have no model, for each disjunct has none."""
-    where, listed = folder.steps_where, step["cases"]
-    conjunctions = []
-    for index in listed:  # earlier steps (the reader checks that), each at its index
-        case = folder.steps[index]
-        case_terms = recorded_claim_terms(enc, case["claim"], f"{where} line {index + 1}")
-        if case["result"] != "unsat" or case["assumptions"] != [smt2(t) for t in case_terms]:
-            return [f"step {step['index']} lists step {index}, which is no UNSAT answer with today's assumptions"]
-        # a listed step that rests on others is checked as such (they are earlier, so this ends)
-        problem = _split_problems(folder, enc, case) if case.get("by") == "cubes" else \
-            _cases_problems(folder, enc, case, case_terms) if case.get("by") == "cases" else []
-        if problem:
-            return problem
-        conjunctions.append(all_of(case_terms))
-    if len(terms) != 1 or smt2(terms[0]) != smt2(any_of(conjunctions)):
-        return [f"step {step['index']}'s {len(listed)} cases are not the cases of its claim as today's encoder builds it"]
-    return []
+    def _resting(self, index: int) -> bool:
+        return self.steps[index].get("by") in RESTING
 
+    def _listing(self, index: int) -> list[int]:
+        step = self.steps[index]
+        return step[step["by"]]  # the reader requires the list of a step by cubes or by cases
 
-def cube_steps(folder, claim: dict) -> list[dict] | None:
-    """The cube steps that refuted `claim`, when a split refuted it (checked by _split_problems)."""
-    key = canonical_json(claim)
-    step = next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
-    if step is None or step.get("by") != "cubes":
+    def _fits(self, index: int) -> bool:
+        if index not in self.fits:
+            step = self.steps[index]
+            texts = recorded_query_texts(self.enc, step["claim"], f"{self.folder.steps_where} line {index + 1}")
+            self.fits[index] = step["assumptions"] == texts
+        return self.fits[index]
+
+    def problems(self, index: int) -> list[str]:
+        """Why the resting step `index` does not refute its claim, or nothing. Past a cap: LedgerError."""
+        self._check_from(index)
+        problem = self.problem[index]
+        return [problem] if problem else []
+
+    def leaves(self, index: int) -> list[int] | None:
+        """The steps answered on their own (a solver's, a bound's) that the resting step `index`
+        rests on, when its derivation holds (None when it does not)."""
+        if self.problems(index):
+            return None
+        found, seen, stack = [], {index}, [index]
+        while stack:
+            for child in self._listing(stack.pop()):
+                if child not in seen:
+                    seen.add(child)
+                    (stack if self._resting(child) else found).append(child)
+        return sorted(found)
+
+    def _check_from(self, root: int) -> None:
+        if root in self.problem:
+            return
+        where = self.folder.steps_where
+        order, seen, stack = [], {root}, [root]  # the resting steps below root not checked yet
+        while stack:
+            index = stack.pop()
+            order.append(index)
+            listing = self._listing(index)
+            self.listed += len(listing)
+            if self.listed > MAX_RESTS_LISTED:
+                raise LedgerError(f"steps by cases or cubes list more than {MAX_RESTS_LISTED:,} listed steps in all",
+                                  f"{where} line {index + 1}")
+            for child in listing:
+                if child not in seen and child not in self.problem and self._resting(child):
+                    seen.add(child)
+                    stack.append(child)
+        order.sort()  # children first
+        for index in order:  # the depth is bounded before anything costly is built
+            height = 1 + max((self.height[c] for c in self._listing(index) if self._resting(c)), default=0)
+            if height > MAX_RESTS_DEPTH:
+                raise LedgerError(f"step {index} rests on steps by cases or cubes more than {MAX_RESTS_DEPTH} deep",
+                                  f"{where} line {index + 1}")
+            self.height[index] = height
+        for index in order:
+            step = self.steps[index]
+            self.problem[index] = self._split(step) if step["by"] == "cubes" else self._cases(step)
+
+    def _split(self, step: dict) -> str | None:
+        """A claim refuted by cubes: each listed step an UNSAT answer to the claim under one cube,
+        with today's assumptions, and the cubes covering every case of today's formula."""
+        claim = canonical_json(step["claim"])
+        cubes = []
+        for index in step["cubes"]:
+            cube_step = self.steps[index]
+            if cube_step["result"] != "unsat" or "cube" not in cube_step["claim"] \
+                    or canonical_json(without_cube(cube_step["claim"])) != claim:
+                return f"step {step['index']} lists step {index}, which is no UNSAT answer to one of its cubes"
+            if not self._fits(index):
+                return f"step {index} refuted other assumptions than today's encoder builds for its cube"
+            if self.problem.get(index):  # a cube step resting on others is checked as such
+                return self.problem[index]
+            cubes.append(tuple(cube_step["claim"]["cube"]))
+        key = tuple(cubes)
+        if key not in self.coverage:
+            cnf = self.enc.formula.cnf
+            if self.occurs is None and cnf is not None:  # every cube variable of the ledger, in one pass
+                self.occurs = clauses_with(cnf, {n for s in self.steps for n in s["claim"].get("cube", ())})
+            self.coverage[key] = coverage_problem(cnf, cubes, self.occurs)
+        problem = self.coverage[key]
+        return f"step {step['index']}'s {len(cubes)} cubes: {problem}" if problem else None
+
+    def _cases(self, step: dict) -> str | None:
+        """A claim refuted case by case: its formula, as today's encoder builds it, must be exactly
+        the disjunction of the listed steps' claims (each the conjunction of its assumptions), and
+        each listed step an UNSAT answer with today's assumptions (one resting on others checked as
+        such). Then base and claim have no model, for each disjunct has none."""
+        listed = step["cases"]
+        for index in listed:
+            fits = self._fits(index)  # first: a claim today's encoder cannot build is a malformed ledger
+            if self.steps[index]["result"] != "unsat" or not fits:
+                return f"step {step['index']} lists step {index}, which is no UNSAT answer with today's assumptions"
+            if self.problem.get(index):
+                return self.problem[index]
+        own = step["assumptions"]  # today's, once _fits says so
+        cases = [self.steps[i]["assumptions"] for i in listed]
+        if not self._fits(step["index"]) or len(own) != 1 or not _is_disjunction(own[0], cases):
+            return f"step {step['index']}'s {len(listed)} cases are not the cases of its claim as today's encoder builds it"
         return None
-    return [folder.steps[i] for i in step["cubes"]]  # earlier steps, each at its index (the reader checks)
+
+
+def _is_disjunction(text: str, cases: list[list[str]]) -> bool:
+    """Whether `text` is smt2(any_of(all_of(case) for case in cases)), each case given as the
+    smt2 of its terms: matched piece by piece against `text`, so that a long list of long cases
+    costs no more than `text` and the list themselves (never a string as long as all the cases)."""
+    def conjunction(case: list[str]):
+        if len(case) == 1:
+            yield case[0]
+            return
+        if not case:
+            yield "true"
+            return
+        yield "(and "
+        for number, part in enumerate(case):
+            if number:
+                yield " "
+            yield part
+        yield ")"
+
+    def pieces():
+        if len(cases) == 1:
+            yield from conjunction(cases[0])
+            return
+        if not cases:
+            yield "false"
+            return
+        yield "(or "
+        for number, case in enumerate(cases):
+            if number:
+                yield " "
+            yield from conjunction(case)
+        yield ")"
+
+    at = 0
+    for piece in pieces():
+        if not text.startswith(piece, at):
+            return False
+        at += len(piece)
+    return at == len(text)
 
 
 # ---------------------------------------------------------------------------------------------- drift
@@ -425,25 +539,40 @@ def solver_available(solver: str) -> bool:
     return importlib.util.find_spec(solver) is not None
 
 
+def _refuting_step(folder, claim: dict) -> dict | None:
+    """The first recorded UNSAT step with exactly this claim, the one _check_claims checks."""
+    key = canonical_json(claim)
+    return next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
+
+
 def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress) -> None:
     """Re-solve queries built here from today's encoder: the derived refutation (`certificate`), and
     with `all` also every recorded UNSAT step's claim rebuilt the same way."""
     queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
-    split = cube_steps(folder, claim) if claim is not None else None
-    if split:  # refuted cube by cube: each cube's query, as today's encoder builds it, is re-solved
-        where = folder.steps_where
-        for step in split:
-            terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
-            queries[canonical_json(step["claim"])] = (f"cube {' '.join(step['claim']['cube'])[:30]}", enc.formula.query(terms))
-    elif claim is not None:
+    where, steps, derived = folder.steps_where, folder.steps, Derivations(folder, enc)
+
+    def add(step: dict, label: str) -> None:
+        terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
+        queries[canonical_json(step["claim"])] = (label, enc.formula.query(terms))
+
+    closing = _refuting_step(folder, claim) if claim is not None else None
+    # A claim refuted by cases or cubes whose derivation holds: the steps it rests on are
+    # re-solved, each its own query built by today's encoder, rather than the whole claim (on
+    # 14x14 undecided after 50 minutes). A derivation that fails proves nothing: the whole query.
+    leaves = derived.leaves(closing["index"]) if closing is not None and closing.get("by") in RESTING else None
+    by_cases = leaves is not None and closing["by"] == "cases"
+    for index in leaves or ():
+        cube = steps[index]["claim"].get("cube")
+        add(steps[index], f"cube {' '.join(cube)[:30]}" if cube and not by_cases else f"case at step {index}")
+    if leaves is None and claim is not None:
         queries[canonical_json(claim)] = ("certificate", query)  # built once, by _check_claims
     if resolve == "all":
-        where = folder.steps_where
-        for step in folder.steps:
-            key = canonical_json(step["claim"])
-            if step["result"] == "unsat" and step.get("by") != "cubes" and key not in queries:  # cubes: their own steps
-                terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
-                queries[key] = (f"step {step['index']}", enc.formula.query(terms))
+        for step in steps:
+            if step["result"] != "unsat" or canonical_json(step["claim"]) in queries:
+                continue
+            # A step resting on others whose derivation holds: those are re-solved here as steps.
+            if step.get("by") not in RESTING or derived.leaves(step["index"]) is None:
+                add(step, f"step {step['index']}")
     if not queries:
         report.add("resolve", True, "nothing to re-solve: the run claims no optimum, infeasibility or uniqueness")
         return
@@ -464,6 +593,9 @@ def _resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, 
     if work and agreed:
         n = len(queries)
         what = f"{n} UNSAT quer{'y' if n == 1 else 'ies'} built by today's encoder"
+        if by_cases:
+            cases = f"{len(leaves)} cases covering the claim"
+            what = f"{cases} (each a query built by today's encoder)" if n == len(leaves) else f"{what} (among them {cases})"
         # A cluster's workers are other machines: their answers are taken on the cluster's word.
         where = f"on the Dask cluster at {scheduler}, whose answers are taken on its word" if scheduler \
             else "in fresh processes here"
