@@ -24,7 +24,7 @@ from typing import Any
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import is_url, parts_folder, read_text_file, read_text_string
+from smtpuzzles.inputs import is_url, read_text_file, read_text_string, true_or_false
 
 __all__ = ["solve", "audit", "Result", "AuditResult"]
 
@@ -42,7 +42,16 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     the whole solve the same way (resumable: `smtpuzzles solve PUZZLE --resume RUN_DIR`). `certify`
     stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.
     """
+    if not isinstance(puzzle, str):  # puzzles.get would hash a list (TypeError)
+        raise InputError(f"a puzzle's name, not {type(puzzle).__name__}", "solve(puzzle=...)")
     module = puzzles.get(puzzle)
+    # Every argument checked as the command line checks it, in the same words (smtpuzzles.request).
+    place = lambda key: f"solve({key}=...)"  # noqa: E731 - the place of a keyword, as mode_and_limit takes it
+    time_limit = request.time_limit(time_limit, place("time_limit"))
+    budget = request.time_limit(budget, place("budget"))
+    engine = request.engine(engine, place("engine"))
+    encoding = request.encoding(module, encoding, place("encoding"))
+    certify = true_or_false(certify, place("certify"))
     given = {**(source if isinstance(source, dict) else {}), **options}
     text, where = _input(module, None if isinstance(source, dict) else source, given)
     values = {o.name: o.check(given.pop(o.name), o.name) if o.name in given else o.default
@@ -51,16 +60,14 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
         known = [o.name for o in module.OPTIONS] + [k.name for k in module.INLINE]
         raise InputError(f"{module.NAME} takes no option {sorted(given)[0]!r} (it takes {', '.join(known) or 'none'})",
                          "solve()")
-    mode, limit = request.mode_and_limit(module, unique, count, lambda key: f"solve({key}=...)")
-    if budget is not None:
-        from smtpuzzles.inputs import positive_seconds
-
-        budget = positive_seconds(budget, "solve(budget=...)")
+    mode, limit = request.mode_and_limit(module, unique, count, place)
     instance = module.load(text, where, values)
     keep = None
     if out is None:  # the run folder lives as long as the Result, unless saved
         keep = tempfile.TemporaryDirectory(prefix="smtpuzzles-")
         out = keep.name
+    else:
+        out = request.out_folder(out, place("out"))
     from smtpuzzles import run as runner
 
     outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(out), engine=engine, encoding=encoding,
@@ -70,23 +77,20 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     return Result._of(module, instance, outcome, ledger.dir, keep)
 
 
-def audit(run_dir: str | Path, *, proof: bool = False, resolve: bool = False, solvers=("z3", "cvc5"),
+def audit(run_dir: str | Path, *, proof: bool | str = False, resolve: bool | str = False, solvers=("z3", "cvc5"),
           time_limit: float | None = None, jobs: int = 2, keep_parts: str | Path | None = None) -> AuditResult:
     """Audit a run folder without trusting it (`smtpuzzles audit`): `proof` checks the stored
-    LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5; `jobs` and
-    `keep_parts` are `--jobs` and `--keep-parts`. An unreadable or tampered folder, or a
-    `keep_parts` folder that cannot keep parts, raises `InputError` naming the file and the place."""
+    LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5 (each True, or
+    "all" for every recorded UNSAT step too); `solvers`, `jobs` and `keep_parts` are `--solver`,
+    `--jobs` and `--keep-parts`. An unreadable or tampered folder, a bad argument, or a `keep_parts`
+    folder that cannot keep parts, raises `InputError` naming the file and the place."""
     from smtpuzzles.auditing.auditor import audit as audit_folder
 
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise InputError("must be a whole number, at least 1", "audit() jobs")
-    parts_dir = None
-    if keep_parts is not None:
-        if not proof:
-            raise InputError("keeps the parts of proofs proof=True makes", "audit() keep_parts")
-        parts_dir = parts_folder(str(keep_parts), "audit() keep_parts")
-    report = audit_folder(Path(run_dir), resolve="certificate" if resolve is True else (resolve or None),
-                          solvers=tuple(solvers), timeout=time_limit, proof=proof, jobs=jobs, parts_dir=parts_dir)
+    if not isinstance(run_dir, (str, Path)) or not str(run_dir):
+        raise InputError(f"names no run folder ({type(run_dir).__name__})", "audit(run_dir=...)")
+    asked = request.audit_asked(proof, resolve, solvers, time_limit, jobs, keep_parts, lambda key: f"audit({key}=...)")
+    report = audit_folder(Path(run_dir), resolve=asked.resolve, solvers=asked.solvers, timeout=asked.time_limit,
+                          proof=asked.proof, jobs=asked.jobs, parts_dir=asked.parts_dir)
     return AuditResult(report)
 
 

@@ -25,7 +25,7 @@ from rich.text import Text
 from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import parts_folder
+from smtpuzzles.request import audit_asked
 from smtpuzzles.proofs.external import find_checker
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
@@ -143,15 +143,16 @@ def verdict_line(report: Report) -> Text:
     return text
 
 
+AUDIT_FLAGS = {"proof": "--proof", "resolve": "--resolve", "solvers": "--solver", "time_limit": "--time-limit",
+               "jobs": "--jobs", "keep_parts": "--keep-parts"}
+
+
 def run_audit_command(args, sinks=()) -> int:
     """`smtpuzzles audit`; `sinks` are more places every proof goes (the `proofs` command's files)."""
-    if args.jobs < 1:
-        raise InputError("must be at least 1", "--jobs")
-    parts_dir = None
-    if args.keep_parts is not None:
-        if not args.proof:
-            raise InputError("keeps the parts of proofs --proof makes: add --proof", "--keep-parts")
-        parts_dir = parts_folder(args.keep_parts)
+    # Checked as the Python API checks them (smtpuzzles.request), in the same words.
+    asked = audit_asked(args.proof, args.resolve, args.solver, args.time_limit, args.jobs, args.keep_parts,
+                        AUDIT_FLAGS.__getitem__)
+    parts_dir = asked.parts_dir
     if args.checker is not None and not args.proof:
         raise InputError("checks the proofs --proof checks or makes: add --proof", "--checker")
     found = find_checker(args.checker) if args.proof else None
@@ -159,7 +160,7 @@ def run_audit_command(args, sinks=()) -> int:
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
-    solvers = tuple(dict.fromkeys(args.solver)) if args.solver else ("z3", "cvc5")
+    solvers = asked.solvers
     console = Console()
     err = Console(stderr=True)
     rows: list[tuple[Path, Report | None, str, str]] = []

@@ -32,52 +32,115 @@ def is_url(text: str | None) -> bool:
     return bool(text) and bool(URL_PATTERN.match(text))
 
 
-def positive_seconds(value, where: str = "--time-limit") -> float:
-    """A time limit in seconds: a finite number greater than zero (text or a number, not a bool)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise InputError(f"a time limit is a number of seconds, not {value!r}", where)
-    try:
-        seconds = float(value)
-    except (ValueError, OverflowError):
-        raise InputError(f"{value!r} is not a number of seconds", where) from None
+# The longest time limit a solver can be given: z3 takes its timeout in milliseconds as 32 bits and
+# wraps a longer one around to a short one (2^32 + 200 ms times out after 0.2 s), and the timers'
+# waits overflow past threading.TIMEOUT_MAX (9.2e9 s). 4,294,967 s is 49.7 days.
+MAX_SECONDS = (2 ** 32 - 1) // 1000
+
+
+def positive_seconds(value, where: str = "--time-limit", text: bool = True) -> float:
+    """A time limit in seconds: a finite number greater than zero and at most MAX_SECONDS (a number,
+    not a bool; or its text, where `text`: the command line's words, not a program's values)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str) if text else (int, float)):
+        raise InputError(f"a time limit is a number of seconds, not {_shown(value)}", where)
+    seconds = _number(value)
+    if seconds is None:
+        raise InputError(f"{_shown(value)} is not a number of seconds", where)
     if not math.isfinite(seconds) or seconds <= 0:
-        raise InputError(f"{value!r} is not a finite positive number of seconds", where)
+        raise InputError(f"{_shown(value)} is not a finite positive number of seconds", where)
+    if seconds > MAX_SECONDS:
+        raise InputError(f"{_shown(value)} seconds is longer than a solver can be given ({MAX_SECONDS:,} s, 49 "
+                         "days); leave the time limit out for none", where)
     return seconds
 
 
-def time_limit_argument(text: str) -> float:
-    """`positive_seconds` for argparse's `type=`: its error becomes the parser's one-line message."""
+def _shown(value) -> str:
+    """A value in a one-line message: its repr, cut (a 4 MB string is no message)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def whole_number(value, minimum: int, where: str, text: bool = True) -> int:
+    """A whole number no smaller than `minimum`: an int (not a bool), or its digits as text where
+    `text`."""
+    if isinstance(value, bool) or not isinstance(value, (int, str) if text else int):
+        raise InputError(f"{_shown(value)} is not a whole number", where)
+    try:
+        number = int(value)
+    except ValueError:
+        raise InputError(f"{_shown(value)} is not a whole number", where) from None
+    if number < minimum:
+        raise InputError(f"{number} is below the smallest allowed, {minimum}", where)
+    return number
+
+
+def one_of(value, choices: tuple[str, ...], where: str, what: str = "") -> str:
+    """One of `choices` (`what` they are, for the message), with the nearest named when one is near."""
+    if not isinstance(value, str) or value not in choices:
+        import difflib
+
+        near = difflib.get_close_matches(value, choices, n=1, cutoff=0.5) if isinstance(value, str) else []
+        hint = f"; did you mean {near[0]}?" if near else ""
+        raise InputError(f"{what + ' ' if what else ''}{_shown(value)} is not one of {', '.join(choices)}{hint}", where)
+    return value
+
+
+def true_or_false(value, where: str) -> bool:
+    """A flag: True or False only (the string 'no' is truthy, and would be taken as yes)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{_shown(value)} is not true or false", where)
+    return value
+
+
+def argument(check, name: str):
+    """A check for argparse's `type=`: its InputError becomes the parser's one-line message, so the
+    command line and the Python API say the same words."""
     import argparse
 
-    try:
-        return positive_seconds(text)
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(exc.message) from None
+    def convert(text: str):
+        try:
+            return check(text)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(exc.message) from None
+
+    convert.__name__ = name  # what argparse names in its own messages
+    return convert
+
+
+def time_limit_argument(text: str) -> float:
+    """`positive_seconds` for argparse's `type=`."""
+    return argument(positive_seconds, "time limit")(text)
 
 
 def seconds_or_zero(value, where: str) -> float:
     """0 or a finite positive number of seconds (`--split-after`, a job's `split_after`: 0 splits
     every check at once)."""
+    number = _number(value)
+    if number == 0:
+        return 0.0
     try:
         return positive_seconds(value, where)
     except InputError:
-        if not isinstance(value, bool) and isinstance(value, (int, float, str)):
-            try:
-                if float(value) == 0:
-                    return 0.0
-            except (ValueError, OverflowError):
-                pass
-        raise InputError(f"{repr(value)[:40]} is not 0 or a finite positive number of seconds", where) from None
+        if number is not None and number > MAX_SECONDS:  # its own words: too long, not "not a number"
+            raise
+        raise InputError(f"{_shown(value)} is not 0 or a finite positive number of seconds", where) from None
+
+
+def _number(value) -> float | None:
+    """A number or its text as a float, else None (a bool is no number here)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an int past a float's range: a number, and far too large
+        return math.inf
+    except ValueError:
+        return None
 
 
 def split_after_argument(text: str, flag: str = "--split-after") -> float:
-    """`seconds_or_zero` for argparse's `type=`: its error becomes the parser's one-line message."""
-    import argparse
-
-    try:
-        return seconds_or_zero(text, flag)
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(exc.message) from None
+    """`seconds_or_zero` for argparse's `type=`."""
+    return argument(lambda value: seconds_or_zero(value, flag), "seconds")(text)
 
 
 def progress_every_argument(text: str) -> float:
@@ -201,18 +264,11 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or exc.__class__.__name__
 
 
+def choice_argument(choices: tuple[str, ...], what: str = ""):
+    """An argparse `type=` for one of `choices` (`one_of`: the API's words, and the nearest named)."""
+    return argument(lambda text: one_of(text, choices, "", what), "choice")
+
+
 def whole_number_argument(minimum: int):
     """An argparse `type=` for whole numbers no smaller than `minimum` (--count 0, --jobs 1)."""
-    import argparse
-
-    def convert(text: str) -> int:
-        try:
-            number = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a whole number") from None
-        if number < minimum:
-            raise argparse.ArgumentTypeError(f"{number} is below the smallest allowed, {minimum}")
-        return number
-
-    convert.__name__ = "whole number"  # what argparse names in its own messages
-    return convert
+    return argument(lambda text: whole_number(text, minimum, ""), "whole number")

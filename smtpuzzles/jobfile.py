@@ -16,9 +16,9 @@ from pathlib import Path
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
-from smtpuzzles.engines import ENGINES, check_params
+from smtpuzzles.engines import check_params
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import RUNS, check_writable_folder, positive_seconds, read_text_file, seconds_or_zero
+from smtpuzzles.inputs import RUNS, check_writable_folder, read_text_file, seconds_or_zero
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -100,15 +100,15 @@ def _check(table: dict, allowed: dict, where: str) -> None:
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             raise InputError(f"{key} must be {_type_name(types)}, not {type(value).__name__} {shown}", where)
     if "time_limit" in table:
-        positive_seconds(table["time_limit"], f"{where} time_limit")
+        request.time_limit(table["time_limit"], f"{where} time_limit")
     if "budget" in table:
-        positive_seconds(table["budget"], f"{where} budget")
+        request.time_limit(table["budget"], f"{where} budget")
     if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
     if "split_after" in table:
         seconds_or_zero(table["split_after"], f"{where} split_after")
-    if "engine" in table and table["engine"] not in ENGINES:
-        raise InputError(f"engine {table['engine']!r} is not one of {', '.join(ENGINES)}", where)
+    if "engine" in table:
+        request.engine(table["engine"], where)
 
 
 def load_batch(path: Path, out: str | None = None) -> Batch:
@@ -168,9 +168,7 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     if len(given) > 1:
         raise InputError(f"give one input, not {' and '.join(given)}", where)
     mode, count_limit = request.mode_and_limit(module, entry.get("unique", False), entry.get("count"), lambda key: where)
-    encoding = entry.get("encoding", module.ENCODINGS[0])
-    if encoding not in module.ENCODINGS:
-        raise InputError(f"encoding {encoding!r} is not one of {', '.join(module.ENCODINGS)}", where)
+    encoding = request.encoding(module, entry.get("encoding"), where) or module.ENCODINGS[0]
     request.check_split(module, encoding, entry.get("cubes", 0), where)
     engine = entry.get("engine", defaults.get("engine"))
     params = {**defaults.get("params", {}), **entry.get("params", {})}

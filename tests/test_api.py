@@ -72,9 +72,9 @@ def test_sources_clue_text_and_files_give_the_same_board(tmp_path):
     (lambda: smtpuzzles.solve("nonary", "https://example.org/map"), "nonary reads a file or text, not a URL"),
     (lambda: smtpuzzles.solve("chess", "x"), "chess"),
     (lambda: smtpuzzles.audit("/nonexistent/run"), "not a run folder"),
-    (lambda: smtpuzzles.audit("/nonexistent/run", jobs=0), "audit() jobs: must be a whole number, at least 1"),
-    (lambda: smtpuzzles.audit("/nonexistent/run", keep_parts="parts"), "keeps the parts of proofs proof=True makes"),
-    (lambda: smtpuzzles.audit("/nonexistent/run", proof=True, keep_parts=""), "audit() keep_parts: names no folder"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", jobs=0), "audit(jobs=...): 0 is below the smallest allowed, 1"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", keep_parts="parts"), "keeps the parts of proofs audit(proof=...) makes"),
+    (lambda: smtpuzzles.audit("/nonexistent/run", proof=True, keep_parts=""), "audit(keep_parts=...): names no folder"),
 ])
 def test_bad_input_raises_one_input_error_naming_the_problem(call, message):
     with pytest.raises(smtpuzzles.InputError) as caught:

@@ -14,6 +14,7 @@ made again here. Every refusal is one line naming the problem and its place, exi
 from __future__ import annotations
 
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import smtpuzzles
+from smtpuzzles.errors import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))  # gen_tatamibari, the benchmark's generator
 
@@ -113,3 +115,123 @@ def test_2_building_the_reference_stops_at_its_deadline():
     with pytest.raises(ProofError, match=r"not built within the time limit \(0.2 s\)"):
         reference_query(tatamibari, board, {"op": "first"}, "here", timeout=0.2)
     assert time.monotonic() - started < 1.5
+
+
+# ------------------------------------------------------------------------------------ 4. the Python API
+BOARD = "+*\n**\n"  # a 2x2 Tatamibari: the whole grid, one square
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    return smtpuzzles.solve("tatamibari", BOARD, out=tmp_path_factory.mktemp("runs")).run_dir
+
+
+@pytest.mark.parametrize("arguments,words", [
+    (dict(time_limit="5"), "solve(time_limit=...): a time limit is a number of seconds, not '5'"),
+    (dict(time_limit=float("nan")), "solve(time_limit=...): nan is not a finite positive number of seconds"),
+    (dict(time_limit=float("inf")), "solve(time_limit=...): inf is not a finite positive number of seconds"),
+    (dict(time_limit=1e10), "solve(time_limit=...): 10000000000.0 seconds is longer than a solver can be given"),
+    (dict(time_limit=10 ** 400), "solve(time_limit=...): 1000000000000000000000000000000000000... is not a finite"),
+    (dict(time_limit=0), "solve(time_limit=...): 0 is not a finite positive number of seconds"),
+    (dict(time_limit=-5), "solve(time_limit=...): -5 is not a finite positive number of seconds"),
+    (dict(time_limit=True), "solve(time_limit=...): a time limit is a number of seconds, not True"),
+    (dict(time_limit=[5]), "solve(time_limit=...): a time limit is a number of seconds, not [5]"),
+    (dict(engine="nosuch"), "solve(engine=...): engine 'nosuch' is not one of z3, sat"),
+    (dict(engine="z"), "solve(engine=...): engine 'z' is not one of z3, sat; did you mean z3?"),
+    (dict(engine=3), "solve(engine=...): engine 3 is not one of z3, sat"),
+    (dict(encoding="bogus"), "solve(encoding=...): encoding 'bogus' is not one of spans, rectangles"),
+    (dict(certify="yes"), "solve(certify=...): 'yes' is not true or false"),
+    (dict(unique="no"), "solve(unique=...): 'no' is not true or false"),
+    (dict(count=-1), "solve(count=...): count must be true, false or a whole number (0: every solution), not -1"),
+    (dict(count="3"), "solve(count=...): count must be true, false or a whole number (0: every solution), not '3'"),
+    (dict(out=5), "solve(out=...): names no folder (int)"),
+    (dict(out=""), "solve(out=...): names no folder (str)"),
+    (dict(out=__file__), f"solve(out=...) {__file__}: names a file, not a folder"),
+])
+def test_4_every_bad_argument_of_solve_is_one_input_error(tmp_path, arguments, words):
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(InputError) as caught:
+        smtpuzzles.solve("tatamibari", BOARD, **{"out": tmp_path, **arguments})
+    assert str(caught.value) == words or str(caught.value).startswith(words), str(caught.value)
+    assert "\n" not in str(caught.value) and sorted(tmp_path.iterdir()) == before  # refused before any run
+
+
+@pytest.mark.parametrize("arguments,words", [
+    (dict(solvers=("z3", "nosuch")), "audit(solvers=...): 'nosuch' is not one of z3, cvc5"),
+    (dict(solvers="z3"), "audit(solvers=...): a list of solvers from z3, cvc5, not str 'z3'"),
+    (dict(solvers=()), "audit(solvers=...): a list of solvers from z3, cvc5, not tuple '()'"),
+    (dict(solvers=[None]), "audit(solvers=...): None is not one of z3, cvc5"),
+    (dict(time_limit="5"), "audit(time_limit=...): a time limit is a number of seconds, not '5'"),
+    (dict(time_limit=float("nan")), "audit(time_limit=...): nan is not a finite positive number of seconds"),
+    (dict(time_limit=1e300), "audit(time_limit=...): 1e+300 seconds is longer than a solver can be given"),
+    (dict(time_limit=0), "audit(time_limit=...): 0 is not a finite positive number of seconds"),
+    (dict(time_limit=-1.5), "audit(time_limit=...): -1.5 is not a finite positive number of seconds"),
+    (dict(time_limit=False), "audit(time_limit=...): a time limit is a number of seconds, not False"),
+    (dict(proof="bogus"), "audit(proof=...): 'bogus' is not one of certificate, all"),
+    (dict(proof="al"), "audit(proof=...): 'al' is not one of certificate, all; did you mean all?"),
+    (dict(proof=1), "audit(proof=...): 1 is not one of certificate, all"),
+    (dict(resolve="bogus"), "audit(resolve=...): 'bogus' is not one of certificate, all"),
+    (dict(resolve=["all"]), "audit(resolve=...): ['all'] is not one of certificate, all"),
+    (dict(jobs=0), "audit(jobs=...): 0 is below the smallest allowed, 1"),
+    (dict(jobs=-3), "audit(jobs=...): -3 is below the smallest allowed, 1"),
+    (dict(jobs=True), "audit(jobs=...): True is not a whole number"),
+    (dict(jobs=2.5), "audit(jobs=...): 2.5 is not a whole number"),
+    (dict(jobs="2"), "audit(jobs=...): '2' is not a whole number"),
+    (dict(keep_parts="parts"), "audit(keep_parts=...): keeps the parts of proofs audit(proof=...) makes: add audit(proof=...)"),
+    (dict(proof=True, keep_parts=7), "audit(keep_parts=...): names no folder (int)"),
+    (dict(proof=True, keep_parts=__file__), f"audit(keep_parts=...) {__file__}: names a file, not a folder"),
+])
+def test_4_every_bad_argument_of_audit_is_one_input_error(run_dir, arguments, words):
+    with pytest.raises(InputError) as caught:
+        smtpuzzles.audit(run_dir, **arguments)
+    assert str(caught.value) == words or str(caught.value).startswith(words), str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("run_dir_given,words", [
+    (None, "audit(run_dir=...): names no run folder (NoneType)"),
+    (5, "audit(run_dir=...): names no run folder (int)"),
+    ("", "audit(run_dir=...): names no run folder (str)"),
+])
+def test_4_a_run_folder_that_is_no_path_is_one_input_error(run_dir_given, words):
+    with pytest.raises(InputError, match=r"^" + re.escape(words) + "$"):
+        smtpuzzles.audit(run_dir_given)
+
+
+def test_4_a_puzzle_name_that_is_no_string_is_one_input_error():
+    with pytest.raises(InputError, match=r"^solve\(puzzle=\.\.\.\): a puzzle's name, not list$"):
+        smtpuzzles.solve(["tatamibari"], BOARD)
+
+
+@pytest.mark.parametrize("flags,api,words", [
+    (["--solver", "nosuch"], dict(solvers=["nosuch"]), "'nosuch' is not one of z3, cvc5"),
+    (["--proof", "bogus"], dict(proof="bogus"), "'bogus' is not one of certificate, all"),
+    (["--resolve", "bogus"], dict(resolve="bogus"), "'bogus' is not one of certificate, all"),
+    (["--jobs", "0"], dict(jobs=0), "0 is below the smallest allowed, 1"),
+    (["--time-limit", "1e10"], dict(time_limit=1e10), "seconds is longer than a solver can be given (4,294,967 s"),
+    (["--keep-parts", "parts"], dict(keep_parts="parts"), "keeps the parts of proofs"),
+])
+def test_4_the_command_line_and_the_api_say_the_same_words(cli, run_dir, flags, api, words):
+    code, out, err = cli("audit", run_dir, *flags)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1 and words in err, err
+    with pytest.raises(InputError) as caught:
+        smtpuzzles.audit(run_dir, **api)
+    assert words in str(caught.value)
+
+
+@pytest.mark.parametrize("where", ["solve", "batch", "api"])
+def test_4_a_time_limit_past_what_a_timer_takes_is_one_line_everywhere(cli, tmp_path, where):
+    """1e10 s is past threading.TIMEOUT_MAX (9.2e9 s): the timers raised OverflowError in a thread."""
+    if where == "api":
+        with pytest.raises(InputError, match="longer than a solver can be given"):
+            smtpuzzles.solve("tatamibari", BOARD, time_limit=1e10, out=tmp_path)
+        return
+    if where == "solve":
+        code, out, err = cli("solve", "tatamibari", "-", "--time-limit", "1e10", "--out", tmp_path, stdin=BOARD)
+    else:
+        (tmp_path / "jobs.toml").write_text(f'[[job]]\nname = "t"\npuzzle = "tatamibari"\ntime_limit = 1e10\n'
+                                            f'grid = "{BOARD.replace(chr(10), chr(92) + "n")}"\n')
+        code, out, err = cli("batch", tmp_path / "jobs.toml", "--out", tmp_path / "out")
+    assert code == 2 and "Traceback" not in err and "OverflowError" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "longer than a solver can be given" in lines[0], lines

@@ -11,7 +11,10 @@ import sys
 from smtpuzzles import puzzles
 from smtpuzzles.version import __version__
 from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
-from smtpuzzles.inputs import RUNS, progress_every_argument, split_after_argument, time_limit_argument, whole_number_argument
+from smtpuzzles.engines import ENGINES
+from smtpuzzles.inputs import (RUNS, choice_argument, progress_every_argument, split_after_argument, time_limit_argument,
+                               whole_number_argument)
+from smtpuzzles.request import AUDIT_SOLVERS, PROOF_KINDS
 from smtpuzzles.ticker import EVERY
 
 
@@ -103,7 +106,8 @@ def _solve_command(sub) -> None:
                        help="seconds allowed per solver check, a finite positive number (default: no limit)")
     budget_flag(solve, "the whole run (this session: a resumed run gets its own)")
     solve.add_argument("--resume", metavar="RUN_DIR", help="continue a killed or timed-out run from its ledger")
-    solve.add_argument("--engine", choices=("z3", "sat"), help="solver engine (default: the puzzle's measured best)")
+    solve.add_argument("--engine", type=choice_argument(ENGINES, "engine"), metavar="{z3,sat}",
+                       help="solver engine (default: the puzzle's measured best)")
     solve.add_argument("--encoding", metavar="NAME",
                        help="encoding variant (default: the puzzle's first; see below)")
     # The engine parameter `guide` (also a job's params): any encoding may offer a guess.
@@ -143,17 +147,19 @@ def _audit_command(sub) -> None:
     audit.add_argument("run_dir", nargs="+", metavar="RUN_DIR",
                        help="run folders to audit (one or more), or folders of runs such as a batch's output: each "
                             "run below them is audited, and a table is printed (with --json, a list)")
-    audit.add_argument("--resolve", nargs="?", const="certificate", choices=("certificate", "all"),
+    audit.add_argument("--resolve", nargs="?", const="certificate", type=choice_argument(PROOF_KINDS),
+                       metavar="{certificate,all}",
                        help="also re-solve the derived refutation (certificate, the default) or every "
                             "recorded UNSAT step (all) with z3 and cvc5, each in a fresh process")
-    audit.add_argument("--solver", choices=("z3", "cvc5"), action="append",
+    audit.add_argument("--solver", type=choice_argument(AUDIT_SOLVERS), metavar="{z3,cvc5}", action="append",
                        help="re-solve with this solver only (repeat for both; default: z3 and cvc5)")
-    audit.add_argument("--jobs", type=int, default=2,
+    audit.add_argument("--jobs", type=whole_number_argument(1), default=2,
                        help="parallel re-solving processes; 2 or more also makes --proof's two proofs side by side "
                             "(default: 2)")
     audit.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                        help="seconds allowed for each re-solve (default: none)")
-    audit.add_argument("--proof", nargs="?", const="certificate", choices=("certificate", "all"),
+    audit.add_argument("--proof", nargs="?", const="certificate", type=choice_argument(PROOF_KINDS),
+                       metavar="{certificate,all}",
                        help="check the folder's stored proof of the derived claim against the query today's "
                             "encoder builds, or, with none stored, make one with a proof-logging SAT solver "
                             "and check it, and the same on the puzzle's reference encoding (certificate, the "

@@ -17,7 +17,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
 from smtpuzzles.live import brief_where, checks_text
 from smtpuzzles.objectives import best_is_value, proves_prefix
-from smtpuzzles.inputs import check_new_file, check_writable_folder, is_url, read_input
+from smtpuzzles.inputs import check_new_file, is_url, read_input
 from smtpuzzles.shown import escaped
 from smtpuzzles.ticker import Ticker, pace
 from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
@@ -106,7 +106,8 @@ def solve_or_resume(args, module, progress, live):
         options, input_path = puzzle_options(module, args)
         if is_url(input_path) and not module.ACCEPTS_URLS:
             raise InputError(f"{module.NAME} reads a file or stdin, not a URL", "INPUT")
-        check_writable_folder(args.out, "--out")
+        request.out_folder(args.out, "--out")  # these two as the API and job files check them
+        request.encoding(module, args.encoding, "--encoding")
         text, source = read_input(input_path)
         instance = module.load(text, source, options)
         mode, limit = request.mode_and_limit(module, args.unique, args.count, lambda key: f"--{key}")
