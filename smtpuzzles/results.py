@@ -3,30 +3,49 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from rich.console import Group
 
 from smtpuzzles import puzzles
+from smtpuzzles.durations import duration
 from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
 from smtpuzzles.folders.runfolder import run_name
 from smtpuzzles.shown import escaped, plain
 
 
-def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None = None) -> Group:
-    """The table fits 80 columns: the run is named by its folder (the job's, in a batch) and its
-    start time; the full path is in `results --json`. Unreadable runs are explained below it."""
-    table = compact_table(plain(f"runs under {folder}"))
+SORTS = {  # --sort: the key, and the words the table's title states it in
+    "started": (None, "in the order they started"),
+    "run": (lambda row: row["run"], "by run folder"),
+    "status": (lambda row: (row["status"], row["run"]), "by status"),
+    "time": (lambda row: (-row["seconds"], row["run"]), "by solver time, longest first"),
+}
+
+
+def sorted_rows(rows: list[dict], sort: str = "started") -> list[dict]:
+    """The rows in the order --sort names (`started`: as collect_results finds them)."""
+    key = SORTS[sort][0]
+    return list(rows) if key is None else sorted(rows, key=key)
+
+
+def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None = None, sort: str = "started",
+                  whole: bool = False) -> Group:
+    """On a terminal the table fits 80 columns: the run is named by its folder (the job's, in a
+    batch) and its start time; the full path is in `results --json`. `whole` (a log, a pipe: no
+    width) writes every cell whole. Unreadable runs are explained below it."""
+    table = compact_table(plain(f"runs under {folder}, {SORTS[sort][1]}"))
+    cut = {} if whole else {"overflow": "ellipsis"}
     # Widths that add up to 80 with the gaps, a run of hours and the longest status and verdict.
-    table.add_column("run", no_wrap=True, overflow="ellipsis", max_width=RUN_WIDTH)
-    table.add_column("instance", no_wrap=True, overflow="ellipsis", max_width=13)
+    table.add_column("run", no_wrap=True, **cut, max_width=None if whole else RUN_WIDTH)
+    table.add_column("instance", no_wrap=True, **cut, max_width=None if whole else 13)
     table.add_column("status", no_wrap=True, min_width=7)
-    table.add_column("value", no_wrap=True, overflow="ellipsis", max_width=12)
-    table.add_column("s", no_wrap=True, justify="right", min_width=3)
+    table.add_column("value", no_wrap=True, **cut, max_width=None if whole else 11)
+    table.add_column("solver", no_wrap=True, justify="right", min_width=3)
     table.add_column("audit", no_wrap=True, min_width=10)  # "consistent" whole: the point of --audit
     notes = []
-    rows = collect_results(folder, with_audit) if rows is None else rows
+    rows = sorted_rows(collect_results(folder, with_audit) if rows is None else rows, sort)
     for row in rows:
         verdict = row["audit"]
         if verdict is None:  # read, not audited (results --audit does)
@@ -36,18 +55,18 @@ def results_table(folder: Path, with_audit: bool = True, rows: list[dict] | None
             if shown != verdict:
                 notes.append(plain(f"{row['run']}: {verdict}", style="red"))
             cell = plain(shown, style="green" if verdict in ("clean", "consistent") else "bold red")
-        table.add_row(plain(run_label(row["run"])), plain(row["instance"]), status_cell(row), plain(value_text(row, 12)),
-                      seconds_cell(row["seconds"]), cell)
+        label = row["run"] if whole else run_label(row["run"])
+        table.add_row(plain(label), plain(row["instance"]), status_cell(row),
+                      plain(value_text(row, 10**9 if whole else 11)), seconds_cell(row["seconds"]), cell)
     if any(row["audit"] is None for row in rows):
         notes.append(plain("audit —: read and hash-checked, not audited; add --audit to audit each run", style="dim"))
     return Group(table, *notes)
 
 
 def seconds_cell(seconds: float) -> str:
-    """At most six characters, so that a record run of hours leaves the audit verdict whole."""
-    if seconds < 1000:
-        return f"{seconds:.1f}"
-    return f"{seconds:.0f}" if seconds < 100_000 else f"{seconds / 3600:.0f} h"
+    """Solver time as a person reads it (`6h 27m`), in at most seven characters, so that a record
+    run of hours leaves the audit verdict whole."""
+    return duration(seconds)
 
 
 RUN_WIDTH = 18
@@ -164,3 +183,40 @@ def _describe(run: dict) -> str:
         return module.describe(module.from_canonical(run["instance"]))
     except (InputError, KeyError, TypeError, ValueError, AttributeError):
         return "?"
+
+
+def run_results_command(args) -> int:
+    """`smtpuzzles results`: the table (on a terminal within 80 columns, elsewhere whole lines), or
+    --json; --html also saves the runs as one static page (smtpuzzles.web)."""
+    import json
+
+    from rich.console import Console
+
+    from smtpuzzles.ticker import Ticker, pace
+
+    if args.html:
+        from smtpuzzles.inputs import check_new_file
+        from smtpuzzles.web import require_web
+
+        require_web("--html")
+        check_new_file(args.html, "--html")
+    # Reading every folder is fast; auditing each is not (the 12x12 record's symmetry lemma alone takes
+    # seconds), so the audit is asked for with --audit, with a progress line off a terminal.
+    current: list[str] = []
+    folder = Path(args.dir)
+    with Ticker(lambda: current[0] if current else "results: looking for run folders",
+                pace(args.progress_every, Console(stderr=True).is_terminal), stage="results"):
+        rows = collect_results(folder, with_audit=args.audit, progress=current)
+    rows = sorted_rows(rows, args.sort)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        terminal = Console().is_terminal
+        console = Console() if terminal else Console(width=100_000)  # a log has no width
+        console.print(results_table(folder, rows=rows, sort=args.sort, whole=not terminal))
+    if args.html:
+        from smtpuzzles.web import Audits, write_report
+
+        count = write_report(folder, args.html, Audits() if args.audit else None)
+        print(f"saved {count} runs as {escaped(args.html)}", file=sys.stderr)
+    return 0

@@ -15,7 +15,7 @@ from smtpuzzles.shown import escaped
 from smtpuzzles import ticker
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
 from smtpuzzles.cli.other_commands import (cmd_audit, cmd_batch, cmd_convert, cmd_examples, cmd_export, cmd_proofs,
-                                           cmd_results)
+                                           cmd_results, cmd_serve)
 from smtpuzzles.cli.parser import build_parser
 from smtpuzzles.cli.showing import cmd_show
 from smtpuzzles.cli.solving import ProgressView, cmd_certify, cmd_solve
@@ -55,4 +55,5 @@ def main(argv=None) -> int:
 
 COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "proofs": cmd_proofs, "show": cmd_show,
             "export": cmd_export,
-            "examples": cmd_examples, "convert": cmd_convert, "results": cmd_results, "batch": cmd_batch}
+            "examples": cmd_examples, "convert": cmd_convert, "results": cmd_results, "serve": cmd_serve,
+            "batch": cmd_batch}

@@ -3,17 +3,13 @@ results, batch."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-from rich.console import Console
 
 from smtpuzzles import puzzles
 from smtpuzzles.bundled import JOB_FILE
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import check_writable_folder, read_input
 from smtpuzzles.shown import escaped
-from smtpuzzles.ticker import Ticker
 
 
 def cmd_audit(args) -> int:
@@ -64,18 +60,15 @@ def cmd_convert(args) -> int:
 
 
 def cmd_results(args) -> int:
-    from smtpuzzles.batch import collect_results, results_table
+    from smtpuzzles.results import run_results_command
 
-    # Reading every folder is fast; auditing each is not (the 12x12 record's symmetry lemma alone takes
-    # seconds), so the audit is asked for with --audit, with a progress line off a terminal.
-    current: list[str] = []
-    every = 0 if Console(stderr=True).is_terminal else args.progress_every
-    with Ticker(lambda: current[0] if current else "results: looking for run folders", every):
-        rows = collect_results(Path(args.dir), with_audit=args.audit, progress=current)
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        Console().print(results_table(Path(args.dir), rows=rows))
+    return run_results_command(args)
+
+
+def cmd_serve(args) -> int:
+    from smtpuzzles.web.app import serve
+
+    serve(Path(args.dir), host=args.host, port=args.port)
     return 0
 
 
