@@ -158,6 +158,7 @@ SLOW = {
     "tests/test_batch_lifetime.py::test_a_running_batch_says_where_it_stands_and_stops_on_asking",
     "tests/test_web_view.py::test_the_live_page_in_a_browser_tables_runs_charts_a_run_going_on_and_escapes_a_hostile_name",
     "tests/test_web_view.py::test_the_saved_report_is_one_page_with_no_script_and_nothing_fetched",
+    "tests/test_honest_progress.py::test_a_budget_that_runs_out_seals_unknown_and_the_run_resumes",
     "tests/test_audit_attacks.py::test_a_steps_file_at_the_cap_fits_in_bounded_memory",
     "tests/test_batch.py::test_a_batch_started_with_ctrl_c_ignored_ignores_it_in_its_jobs_too",
     "tests/test_batch.py::test_killed_batch_finishes_only_the_rest",
