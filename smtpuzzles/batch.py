@@ -31,6 +31,7 @@ from smtpuzzles.cluster import dask_client, require_dask
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.jobfile import Batch, Job, load_batch
 from smtpuzzles.folders.locking import FolderBusy, FolderLock, require_locks
+from smtpuzzles.render import print_all
 from smtpuzzles.results import collect_results, results_table
 from smtpuzzles.durations import duration
 from smtpuzzles.ticker import EVERY, Ticker, pace
@@ -468,7 +469,7 @@ def run_batch_cli(args) -> int:
             job.budget = args.budget if job.budget is None else job.budget
     rows = run_batch(batch, jobs=args.jobs, scheduler=args.scheduler, console=console,
                      progress_every=getattr(args, "progress_every", EVERY), progress_form=getattr(args, "progress", None))
-    console.print(summary_table(rows))
+    print_all(console, [summary_table(rows)])  # each job's error whole on its line
     # Shown with "a/../b" folded (a job file's `out = "../runs"`); the folder itself is as written.
     console.print(f"summary: {os.path.normpath(batch.out / 'summary.json')} (and .csv)", markup=False, highlight=False)
     return 0 if all(r["status"] in ANSWERED for r in rows) else 1

@@ -105,17 +105,33 @@ def check_encoding(module: Puzzle, enc, mode: str) -> None:
                           "(letters, digits and ~!@$%^&*_-+=<>.?/, not starting with a digit)", f"puzzle {module.NAME}")
 
 
-def guarded(module: Puzzle, what: str, hook: Callable) -> Callable:
-    """A puzzle hook that, crashing on a solver's model, is named in one line, not a traceback."""
+def guarded(module: Puzzle, what: str, hook: Callable, on: Callable[[], str] | None = None) -> Callable:
+    """A puzzle hook that, crashing on a solver's model (or on what `on()` names), is named in one
+    line, not a traceback. An InputError is the hook's own one line, and passes as it is."""
     def call(*args):
         try:
             return hook(*args)
-        except PuzzleError:
+        except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - a plug-in's bug, reported as one
-            raise PuzzleError(f"its {what} failed on a solver's model ({exc.__class__.__name__}: "
-                              f"{str(exc)[:80]})", f"puzzle {module.NAME}") from None
+            subject = on() if on else "a solver's model"
+            raise PuzzleError(f"its {what} failed on {subject} ({exc.__class__.__name__}: {str(exc)[:80]})",
+                              f"puzzle {module.NAME}") from None
     return call
+
+
+def instance_named(module: Puzzle, instance) -> str:
+    """An instance in a few words: its canonical sha-256 as a run folder's name shows it, and the
+    puzzle's description of it (hooks too, so a crash here leaves the words shorter, never raises)."""
+    try:
+        words = f"instance {instance_sha(module.canonical(instance))[:10]}"
+    except Exception:  # noqa: BLE001 - only words for a message about another hook's crash
+        return "its instance"
+    try:
+        described = module.describe(instance)
+    except Exception:  # noqa: BLE001
+        described = ""
+    return f"{words} ({described[:40]})" if isinstance(described, str) and described else words
 
 
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
@@ -129,7 +145,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     if mode not in module.MODES:
         raise InputError(f"{module.NAME} can be asked to {', '.join(module.MODES)}, not {mode}", "mode")
     require_locks()  # the run folder will need a lock: say so before the encoding, which can take long
-    enc = module.encode(instance, encoding or module.ENCODINGS[0])
+    enc = guarded(module, "encode", module.encode, lambda: instance_named(module, instance))(
+        instance, encoding or module.ENCODINGS[0])
     check_encoding(module, enc, mode)
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
@@ -168,7 +185,8 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
     module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
     check_replayable(folder, Rules(module, instance))
-    enc = todays_encoding(module, instance, run, str(run_dir), "start a new run")
+    enc = guarded(module, "encode", todays_encoding, lambda: instance_named(module, instance))(
+        module, instance, run, str(run_dir), "start a new run")
     # Read once, from the checked record; the time limit belongs to this session, not to the claim:
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),

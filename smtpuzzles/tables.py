@@ -100,7 +100,9 @@ def summary_table(rows: list[dict]) -> Group:
                       NOTES.get(r.get("note") or "", (r.get("note") or "",))[0])
     seen = {r.get("note") for r in rows}
     legend = [Text(f"{word}: {meaning}", style="dim") for note, (word, meaning) in NOTES.items() if note in seen]
-    errors = [Text(f"job {r['job']}: {r['error']}", style="red") for r in rows if r.get("error")]
+    # Each whole on one line, as the command line's errors are (a terminal wraps it; a log keeps it).
+    errors = [Text(f"job {r['job']}: {r['error']}", style="red", no_wrap=True, overflow="ignore")
+              for r in rows if r.get("error")]
     # Solving only: a job finished before costs this batch nothing, however long its run once took.
     total = Text(f"solving in this batch: {duration(sum(r['seconds'] or 0 for r in rows))} "
                  "(s: each job's; a job done before: 0)", style="dim")

@@ -235,3 +235,70 @@ def test_4_a_time_limit_past_what_a_timer_takes_is_one_line_everywhere(cli, tmp_
     assert code == 2 and "Traceback" not in err and "OverflowError" not in err, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "longer than a solver can be given" in lines[0], lines
+
+
+# ------------------------------------------------------------------------------- 5. a crashing encoder
+PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "plugin"
+CRASHING = '''
+import smtpuzzles_kings as _kings
+
+NAME = "crashkings"
+for _hook in ("ENCODINGS", "DEFAULT_ENGINE", "MODES", "LIMITS", "load", "canonical", "from_canonical",
+              "referee", "value", "value_json", "render"):
+    globals()[_hook] = getattr(_kings, _hook)
+
+
+def encode(instance, encoding):
+    rows = [1, 2, 3]
+    return rows[len(rows)]  # a plug-in author's off-by-one
+'''
+
+
+@pytest.fixture
+def crashing_plugin(tmp_path_factory, monkeypatch):
+    """A puzzle from another package (the example plug-in's hooks) whose encoder indexes past a list,
+    found through an entry point as an installed one is, by worker processes too (PYTHONPATH)."""
+    import importlib
+    import os
+
+    from smtpuzzles import puzzles
+
+    site = tmp_path_factory.mktemp("site")
+    info = site / "crashkings-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: crashkings\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[smtpuzzles.puzzles]\ncrashkings = crash_kings\n")
+    (site / "crash_kings.py").write_text(CRASHING)
+    for path in (PLUGIN / "src", site):
+        monkeypatch.syspath_prepend(str(path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), str(PLUGIN / "src"),
+                                                                    os.environ.get("PYTHONPATH")])))
+    importlib.invalidate_caches()
+    assert "crashkings" in puzzles.reset().puzzles
+    yield sorted((PLUGIN / "src" / "smtpuzzles_kings" / "examples").glob("*.txt"))[0]
+    monkeypatch.undo()
+    importlib.invalidate_caches()
+    puzzles.reset()
+
+
+# The one line: the puzzle, the hook, the instance (its canonical sha-256 as a run folder's name
+# shows it) and the error.
+CRASH = re.compile(r"puzzle crashkings: its encode failed on instance [0-9a-f]{10}\b.* \(IndexError: list index out of range\)")
+
+
+def test_5_a_crashing_encoder_is_one_line_from_solve_and_nothing_is_claimed(cli, crashing_plugin, tmp_path):
+    code, out, err = cli("solve", "crashkings", crashing_plugin, "--out", tmp_path / "runs")
+    assert code == 2 and "Traceback" not in err and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("smtpuzzles: error: ") and CRASH.search(lines[0]), lines
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())  # no run folder claims anything
+
+
+def test_5_a_crashing_encoder_is_one_line_from_batch(cli, crashing_plugin, tmp_path):
+    (tmp_path / "jobs.toml").write_text(f'[[job]]\nname = "c"\npuzzle = "crashkings"\ninput = "{crashing_plugin}"\n')
+    code, out, err = cli("batch", tmp_path / "jobs.toml", "--out", tmp_path / "out", "--jobs", 1)
+    assert code != 0 and "Traceback" not in out + err
+    said = [line for line in (out + err).splitlines() if "IndexError" in line]
+    assert said and all(CRASH.search(line) for line in said), out + err
+    assert "job crash" not in out + err
+    assert not list((tmp_path / "out").glob("jobs/c/*/run.json"))  # no run folder claims anything
