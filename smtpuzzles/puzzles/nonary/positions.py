@@ -108,16 +108,19 @@ def _moves_from(standing: tuple, used: int, passes: list, arrange=None):
             yield d, group, (tuple(after), used | bit)
 
 
-def explore(game: Game, limit: int) -> Positions | None:
+def explore(game: Game, limit: int, all_out: bool = False) -> Positions | None:
     """Every position reachable from the start under the rules, or None past `limit` positions (or
-    LIMITS["moves"] distinct moves).
+    LIMITS["moves"] distinct moves). With `all_out`, the search stops at the first position where
+    every player is out and gives the positions of the plan that led there, one move after another:
+    nothing beats it, so nothing else needs listing.
 
     A move passes an unspent door with a group of 3..5 players standing at it whose numbers sum to
     the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
     the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
     same players escaping, so no escape count is lost."""
     labels, exits, earlier_equal = _numbered(game)
-    start = tuple([(1 << len(PLAYERS)) - 1] + [0] * len(labels))
+    everyone = (1 << len(PLAYERS)) - 1
+    start = tuple([everyone] + [0] * len(labels))
     index = {(start, 0): 0}
     standing, spent, parent, moves = [start], [0], [None], []
     stack = [0]
@@ -135,12 +138,25 @@ def explore(game: Game, limit: int) -> Positions | None:
                 spent.append(key[1])
                 parent.append((i, d, group))
                 stack.append(j)
+                if all_out and key[0][-1] == everyone:
+                    return _path_to(labels, standing, parent, j)
             if j not in reached:
                 reached.add(j)
                 moves.append((i, j))
                 if len(moves) > LIMITS["moves"]:
                     return None
     return Positions(tuple(labels), standing, parent, moves)
+
+
+def _path_to(labels, standing: list, parent: list, position: int) -> Positions:
+    """The positions from the start to `position` along the moves that first led there, renumbered
+    0, 1, ... in that order, as a graph of one move after another."""
+    path = [position]
+    while parent[path[-1]] is not None:
+        path.append(parent[path[-1]][0])
+    path.reverse()
+    steps = [None] + [(n, parent[i][1], parent[i][2]) for n, i in enumerate(path[1:])]
+    return Positions(tuple(labels), [standing[i] for i in path], steps, [(n, n + 1) for n in range(len(path) - 1)])
 
 
 def encode_positions(game: Game, graph: Positions, name: str, version: int) -> Encoding:
@@ -157,14 +173,15 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
     cnf.require(at[0])
     for i, j in graph.moves:
         cnf.implies(at[i], [at[j]])
+    out = [bin(standing[-1]).count("1") for standing in graph.standing]  # players out, per position
     for k in range(1, len(PLAYERS) + 1):
         named = cnf.var(f"escaped_ge{k}")
-        reached = [at[i] for i in range(len(at)) if graph.escaped(i) >= k]
+        reached = [at[i] for i in range(len(at)) if out[i] >= k]
         cnf.any_of(named, reached)
 
     def decode(model) -> dict:
         reached = [i for i in range(len(at)) if model[f"at{i}"]]
-        return graph.plan(max(reached, key=lambda i: (graph.escaped(i), -i)))
+        return graph.plan(max(reached, key=lambda i: (out[i], -i)))
 
     def at_least(k: int):
         if k <= 0:
