@@ -7,6 +7,8 @@ out as files a user can open, edit and hand to `solve` or `batch`.
 
 from __future__ import annotations
 
+import os
+import stat
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -41,18 +43,71 @@ def write_examples(out: Path) -> list[Path]:
     """Write every bundled file below `out`, keeping the layout (the job file's globs are relative to
     it). A file already there with other content (a user's edit) is never overwritten: that is one
     line before anything is written. Files already equal are left as they are."""
-    planned = [(out / relative, source.read_bytes()) for relative, source in bundled_files()]
-    for target, data in planned:
-        if target.is_dir() or (target.exists() and target.read_bytes() != data):
+    planned = [(relative, source.read_bytes()) for relative, source in bundled_files()]
+    there = {relative: holds(out, relative, data) for relative, data in planned}
+    for relative, data in planned:
+        if there[relative] is False:
             raise InputError("is there already and is not the bundled file; choose another --out or move it away",
-                             str(target))
-    written = []
-    for target, data in planned:
+                             str(out / relative))
+    for relative, data in planned:
+        if there[relative] is None:
+            write_below(out, relative, data)
+    return [out / relative for relative, _ in planned]
+
+
+# Writing below a folder the user named, where anyone may have planted something: only regular
+# files, made anew or replaced whole (smtpuzzles.folders.ledger.write_atomic: a temporary file of
+# the writer's own, then renamed), never through a symbolic link at a file or at a folder on the way
+# (which would lead the write elsewhere), never opening a FIFO (it would block) or a device, and
+# never reading more than the file should hold (smtpuzzles.folders.bounded.open_regular).
+def holds(out: Path, relative: str, data: bytes) -> bool | None:
+    """Whether `out/relative` holds `data` (None: nothing there yet), read no further than that."""
+    from smtpuzzles.folders.bounded import open_regular
+
+    target = regular_below(out, relative)
+    if target is None:
+        return None
+    with open_regular(target.parent, target.name, "a file") as handle:
+        return os.fstat(handle.fileno()).st_size == len(data) and handle.read(len(data) + 1) == data
+
+
+def write_below(out: Path, relative: str, data: bytes | str) -> Path:
+    """`data` as the regular file `out/relative` (a path with `/`), its folders made as needed."""
+    from smtpuzzles.folders.ledger import write_atomic
+
+    folder = out
+    for number, part in enumerate(["", *relative.split("/")[:-1]]):
+        folder = folder / part
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not target.exists():
-                target.write_bytes(data)
-        except OSError as exc:  # a file where a folder goes, no space
-            raise InputError(f"cannot write ({exc.strerror or exc.__class__.__name__})", str(exc.filename or target)) from None
-        written.append(target)
-    return written
+            folder.mkdir(parents=number == 0)  # `out` as the user named it, then each folder below it
+        except FileExistsError:
+            pass  # checked below: a folder, and no link
+        except OSError as exc:
+            raise InputError(f"cannot make the folder ({exc.strerror or exc.__class__.__name__})", str(folder)) from None
+    regular_below(out, relative)  # just before writing: nothing planted since
+    write_atomic(out / relative, data)
+    return out / relative
+
+
+def regular_below(out: Path, relative: str) -> Path | None:
+    """`out/relative` when a regular file is there, None when nothing is (or a folder on the way is
+    missing); refused in one line when a folder on the way or the file is a symbolic link, or
+    something other than a folder or a regular file is in the way."""
+    path = out
+    parts = relative.split("/")
+    for number, part in enumerate(parts, 1):
+        path = path / part
+        try:
+            kind = stat.S_IFMT(os.lstat(path).st_mode)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InputError(f"cannot look at it ({exc.strerror or exc.__class__.__name__})", str(path)) from None
+        if kind == stat.S_IFLNK:
+            raise InputError("is a symbolic link; refusing to write through it", str(path))
+        wanted = stat.S_IFREG if number == len(parts) else stat.S_IFDIR
+        if kind != wanted:
+            words = "a regular file" if wanted == stat.S_IFREG else "a folder"
+            raise InputError(f"is not {words}; refusing to write {'to' if wanted == stat.S_IFREG else 'below'} it",
+                             str(path))
+    return path

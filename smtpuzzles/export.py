@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterator
 
 from smtpuzzles import puzzles
-from smtpuzzles.errors import InputError
+from smtpuzzles.bundled import regular_below, write_below
 
 
 def canonical_instances(names: tuple[str, ...] | None = None) -> Iterator[tuple[str, str, object, str]]:
@@ -30,15 +30,9 @@ def documents(names: tuple[str, ...] | None = None) -> Iterator[tuple[str, str]]
 def export_all(out: Path, names: list[str] | None = None) -> list[Path]:
     for name in names or ():
         puzzles.get(name)  # an unknown name is one line, before anything is written
-    written = []
     # All made before any is written (4 MB today): a puzzle whose examples are missing stops the
-    # export before it has written anything.
-    for relative, text in list(documents(tuple(names) if names else None)):
-        path = out / relative
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:  # a file where a folder goes, a folder where a file goes, no space
-            raise InputError(f"cannot write ({exc.strerror or exc.__class__.__name__})", str(exc.filename or path)) from None
-        written.append(path)
-    return written
+    # export before it has written anything; so does a link or a FIFO planted at any of its names.
+    made = list(documents(tuple(names) if names else None))
+    for relative, _ in made:
+        regular_below(out, relative)
+    return [write_below(out, relative, text) for relative, text in made]

@@ -13,8 +13,10 @@ made again here. Every refusal is one line naming the problem and its place, exi
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import stat
 import sys
 import time
 from pathlib import Path
@@ -302,3 +304,106 @@ def test_5_a_crashing_encoder_is_one_line_from_batch(cli, crashing_plugin, tmp_p
     assert said and all(CRASH.search(line) for line in said), out + err
     assert "job crash" not in out + err
     assert not list((tmp_path / "out").glob("jobs/c/*/run.json"))  # no run folder claims anything
+
+
+# ------------------------------------------------------------------ 3. examples --out and export --out
+def everything_below(folder: Path) -> dict[str, tuple]:
+    """Every entry below `folder` (links not followed): its kind, size and bytes' sha-256."""
+    import hashlib
+    import stat as kinds
+
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        small = kinds.S_ISREG(info.st_mode) and info.st_size < (16 << 20)  # a planted huge file: its size says it
+        data = hashlib.sha256(path.read_bytes()).hexdigest() if small else ""
+        target = str(path.readlink()) if path.is_symlink() else ""
+        found[str(path.relative_to(folder))] = (kinds.S_IFMT(info.st_mode), info.st_size, data, target)
+    return found
+
+
+def outside_of(tmp_path: Path, out: Path) -> dict[str, tuple]:
+    """What lies in the folder's parent and around it, the folder itself left out."""
+    return {name: entry for name, entry in everything_below(tmp_path).items()
+            if not (tmp_path / name).is_relative_to(out) or (tmp_path / name) == out}
+
+
+@pytest.fixture
+def box(tmp_path) -> tuple[Path, Path, Path]:
+    """(parent, the --out folder in it, a folder elsewhere holding a file someone cares about)."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "victim.txt").write_text("keep me\n")
+    return tmp_path, out, elsewhere
+
+
+def refused_in_one_line(cli, command: str, out: Path, tmp_path: Path, fragment: str) -> None:
+    from conftest import fails_instead_of_hanging, one_error_line
+
+    before = outside_of(tmp_path, out)
+    with fails_instead_of_hanging(20):
+        code, printed, err = cli(command, "--out", out)
+    assert code == 2, (code, printed[-500:], err[-500:])
+    line = one_error_line(err)
+    assert line.startswith("smtpuzzles: error: ") and fragment in line, line
+    assert outside_of(tmp_path, out) == before  # nothing written outside the folder, nothing moved
+
+
+ATTACKS = {
+    "a dangling link at a file": lambda out, elsewhere, name: (out / name).symlink_to(elsewhere / "made-there"),
+    "a link to a file elsewhere": lambda out, elsewhere, name: (out / name).symlink_to(elsewhere / "victim.txt"),
+    "a link to /dev/zero": lambda out, elsewhere, name: (out / name).symlink_to("/dev/zero"),
+    "a FIFO at a file": lambda out, elsewhere, name: os.mkfifo(out / name),
+    "a linked subfolder": lambda out, elsewhere, name: (out / name.split("/")[0]).symlink_to(elsewhere),
+    "a dangling linked subfolder": lambda out, elsewhere, name: (out / name.split("/")[0]).symlink_to(elsewhere / "none"),
+}
+WORDS = {"a dangling link at a file": "is a symbolic link", "a link to a file elsewhere": "is a symbolic link",
+         "a link to /dev/zero": "is a symbolic link", "a FIFO at a file": "is not a regular file",
+         "a linked subfolder": "is a symbolic link", "a dangling linked subfolder": "is a symbolic link"}
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+@pytest.mark.parametrize("command,name", [("examples", "examples.toml"), ("examples", "tatamibari/01.txt"),
+                                          ("export", "tatamibari/01.smt2")])
+def test_3_examples_and_export_never_write_through_a_link_nor_open_a_fifo(cli, box, attack, command, name):
+    tmp_path, out, elsewhere = box
+    if attack != "a linked subfolder" and attack != "a dangling linked subfolder" and "/" in name:
+        (out / name).parent.mkdir()
+    if "subfolder" in attack and "/" not in name:
+        pytest.skip("a file at the top has no subfolder")
+    ATTACKS[attack](out, elsewhere, name)
+    refused_in_one_line(cli, command, out, tmp_path, WORDS[attack])
+    assert (elsewhere / "victim.txt").read_text() == "keep me\n" and sorted(p.name for p in elsewhere.iterdir()) == ["victim.txt"]
+
+
+def test_3_a_huge_file_at_a_name_is_refused_unread(cli, box):
+    """A 64 GiB sparse file where examples.toml goes: compared by size, never read whole."""
+    tmp_path, out, _ = box
+    with open(out / "examples.toml", "wb") as handle:
+        handle.truncate(64 << 30)
+    started = time.monotonic()
+    refused_in_one_line(cli, "examples", out, tmp_path, "is there already and is not the bundled file")
+    assert time.monotonic() - started < 10
+
+
+def test_3_examples_twice_and_export_twice_write_the_same_files_in_place(cli, box):
+    tmp_path, out, _ = box
+    for command in ("examples", "examples", "export", "export"):
+        code, printed, err = cli(command, "--out", out)
+        assert code == 0 and err == "", err
+    written = everything_below(out)
+    assert "examples.toml" in written and "tatamibari/01.smt2" in written
+    assert all(kind == stat.S_IFREG for name, (kind, *_) in written.items() if "." in name)
+    assert not [name for name in written if name.split("/")[-1].startswith(".")]  # no temporary file left
+
+
+def test_3_export_replaces_a_file_of_its_own_and_examples_keeps_a_users_edit(cli, box):
+    tmp_path, out, _ = box
+    (out / "tatamibari").mkdir()
+    (out / "tatamibari" / "01.smt2").write_text("stale\n")
+    code, _, err = cli("export", "--out", out)
+    assert code == 0 and (out / "tatamibari" / "01.smt2").read_text().startswith("; smtpuzzles tatamibari 01")
+    (out / "tatamibari" / "01.txt").write_text("my edit\n")
+    refused_in_one_line(cli, "examples", out, tmp_path, "is there already and is not the bundled file")
+    assert (out / "tatamibari" / "01.txt").read_text() == "my edit\n"

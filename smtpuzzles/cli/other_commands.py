@@ -29,7 +29,7 @@ def cmd_export(args) -> int:
 
     written = export_all(check_writable_folder(args.out, "--out"), args.puzzle)
     for path in written:
-        print(f"wrote {path}")
+        print(f"wrote {escaped(str(path))}")
     return 0
 
 

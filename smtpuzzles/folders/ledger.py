@@ -41,8 +41,9 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    _replace_with(path, lambda handle: handle.write(str.encode(text, "utf-8")))
+def write_atomic(path: Path, text: str | bytes) -> None:
+    data = text if isinstance(text, bytes) else str.encode(text, "utf-8")
+    _replace_with(path, lambda handle: handle.write(data))
 
 
 def write_gz(path: Path, text: str) -> None:
