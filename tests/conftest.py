@@ -100,6 +100,17 @@ def run_process(*args, **kwargs) -> subprocess.CompletedProcess:
                           **kwargs)
 
 
+def put_on_path(monkeypatch, *folders: Path) -> None:
+    """`folders` (a plug-in's source, a folder with its dist-info) first on sys.path and PYTHONPATH,
+    so the registry finds its entry points as an installed package's, here and in worker processes."""
+    import importlib
+
+    for folder in reversed(folders):
+        monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [*map(str, folders), os.environ.get("PYTHONPATH")])))
+    importlib.invalidate_caches()
+
+
 def one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, f"expected one error line, got: {err!r}"

@@ -261,8 +261,8 @@ def crashing_plugin(tmp_path_factory, monkeypatch):
     """A puzzle from another package (the example plug-in's hooks) whose encoder indexes past a list,
     found through an entry point as an installed one is, by worker processes too (PYTHONPATH)."""
     import importlib
-    import os
 
+    from conftest import put_on_path
     from smtpuzzles import puzzles
 
     site = tmp_path_factory.mktemp("site")
@@ -271,11 +271,7 @@ def crashing_plugin(tmp_path_factory, monkeypatch):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: crashkings\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[smtpuzzles.puzzles]\ncrashkings = crash_kings\n")
     (site / "crash_kings.py").write_text(CRASHING)
-    for path in (PLUGIN / "src", site):
-        monkeypatch.syspath_prepend(str(path))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), str(PLUGIN / "src"),
-                                                                    os.environ.get("PYTHONPATH")])))
-    importlib.invalidate_caches()
+    put_on_path(monkeypatch, site, PLUGIN / "src")
     assert "crashkings" in puzzles.reset().puzzles
     yield sorted((PLUGIN / "src" / "smtpuzzles_kings" / "examples").glob("*.txt"))[0]
     monkeypatch.undo()

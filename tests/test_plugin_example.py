@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import put_on_path
 from smtpuzzles import puzzles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,11 +48,7 @@ def plugin(tmp_path_factory, monkeypatch):
     entries = {**declared, "barekings": "bare_kings"}
     (info / "entry_points.txt").write_text("[smtpuzzles.puzzles]\n" + "".join(f"{k} = {v}\n" for k, v in entries.items()))
     (site / "bare_kings.py").write_text(BARE)
-    for path in (PLUGIN / "src", site):
-        monkeypatch.syspath_prepend(str(path))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), str(PLUGIN / "src"),
-                                                                    os.environ.get("PYTHONPATH")])))
-    importlib.invalidate_caches()
+    put_on_path(monkeypatch, site, PLUGIN / "src")
     found = puzzles.reset()
     assert {"kings", "barekings"} <= set(found.puzzles) and not found.failed, found.failed
     yield site
