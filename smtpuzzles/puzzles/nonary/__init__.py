@@ -35,14 +35,18 @@ INLINE = (InlineKey("doors", list, "the door list itself: [[number, from, to], .
 ENCODINGS = ("auto", "chains", "positions")
 DEFAULT_ENGINE = "sat"
 MODES = ("optimise",)
-AUTO_VERSION = 2  # raised with any change to the choice `auto` makes
-# auto lists up to this many positions before anything else (version 2), stopping at the first
-# where all nine are out: either the listing is the whole answer, or a plan freeing all nine needs
-# nothing refuted. Both are cheaper than the quick plan's 40 searches of 250 positions (90 ms on a
-# 4-door seed map whose positions a listing takes in 0.4 ms) and than the chains formula (0.25 to
-# 1.8 s on the benchmark's 27- to 40-door maps that a memoised search settles in milliseconds).
+AUTO_VERSION = 3  # raised with any change to the choice `auto` makes
+# auto lists up to this many positions before anything else (since version 2), stopping at the
+# first where all nine are out: either the listing is the whole answer, or a plan freeing all nine
+# needs nothing refuted. Both are cheaper than the quick plan's 40 searches of 250 positions (90 ms
+# on a 4-door seed map whose positions a listing takes in 0.4 ms) and than the chains formula (0.25
+# to 1.8 s on the benchmark's 27- to 40-door maps that a memoised search settles in milliseconds).
 # Past it, about 30 ms is all that the try costs a game.
 FIRST_LISTING = 5_000
+# Then the quick plan's first searches only (version 3): where it frees all nine it does so within
+# them (the mixed set: 0 to 52 ms), and its 40 searches cost 0.15 to 0.42 s where it does not, which
+# a listing up to the limit spends better (the known stall: 0.19 s for all 37,337 positions).
+QUICK_PROBE = 4
 
 
 def examples():
@@ -55,21 +59,22 @@ def examples():
 def encode(game: Game, encoding: str = "auto") -> Encoding:
     """`chains` (smtpuzzles.puzzles.nonary.chains), `positions` (.positions), or `auto`: positions
     for a game of at most FIRST_LISTING positions, or of the first plan found among them that frees
-    all nine; else chains when the quick plan gets all nine out
-    (nothing is left to refute), else positions for a game with at most LIMITS["positions"] of them,
-    else chains. The choice depends on the game alone (the quick plan is seeded), so the audit makes
-    the same one."""
+    all nine; else chains when the quick plan's first QUICK_PROBE searches get all nine out (nothing
+    is left to refute); else positions for a game with at most LIMITS["positions"] of them, or of a
+    plan freeing all nine found within as many; else chains. The choice depends on the game alone
+    (the quick plan is seeded), so the audit makes the same one."""
     if encoding == "auto":
         graph = explore(game, FIRST_LISTING, all_out=True)
         if graph is not None:  # every position, or the moves of a plan that frees all nine
             return encode_positions(game, graph, encoding, AUTO_VERSION)
-        plan = quick_plan(game)
-        if value(game, plan) == len(PLAYERS):  # all out: nothing to refute, and chains confirms the plan at once
-            return replace(encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
-        graph = explore(game, LIMITS["positions"])
+        if value(game, quick_plan(game, restarts=QUICK_PROBE)) == len(PLAYERS):
+            # all out: nothing to refute, and chains confirms the plan at once (the whole quick
+            # plan, its guess, stops at the same search: the restarts are seeded alike)
+            return replace(encode_chains(game, lambda: quick_plan(game)), name="auto", version=AUTO_VERSION)
+        graph = explore(game, LIMITS["positions"], all_out=True)
         if graph is not None:
             return encode_positions(game, graph, encoding, AUTO_VERSION)
-        return replace(encode_chains(game, lambda: plan), name="auto", version=AUTO_VERSION)
+        return replace(encode_chains(game, lambda: quick_plan(game)), name="auto", version=AUTO_VERSION)
     if encoding == "positions":
         graph = explore(game, LIMITS["positions"])
         if graph is None:

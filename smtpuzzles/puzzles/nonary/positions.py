@@ -124,7 +124,11 @@ def explore(game: Game, limit: int, all_out: bool = False) -> Positions | None:
     index = {(start, 0): 0}
     standing, spent, parent, moves = [start], [0], [None], []
     stack = [0]
-    passes = _passes(exits, earlier_equal, range(len(exits)))
+    order = range(len(exits))
+    if all_out:  # moves out of the building searched first (pushed last): on 5 of 10 mixed maps that
+        # the quick plan frees, it found all nine out within 8 positions instead of 12 to 100,000+
+        order = sorted(order, key=lambda d: exits[d][2] == len(labels))
+    passes = _passes(exits, earlier_equal, order)
     while stack:
         i = stack.pop()
         reached: set[int] = set()  # the positions one move from i, each listed once
