@@ -26,7 +26,6 @@ from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Rep
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.request import audit_asked
-from smtpuzzles.proofs.external import find_checker
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.ticker import EVERY, Ticker
 
@@ -144,19 +143,16 @@ def verdict_line(report: Report) -> Text:
 
 
 AUDIT_FLAGS = {"proof": "--proof", "resolve": "--resolve", "solvers": "--solver", "time_limit": "--time-limit",
-               "jobs": "--jobs", "keep_parts": "--keep-parts"}
+               "jobs": "--jobs", "keep_parts": "--keep-parts", "checker": "--checker"}
 
 
 def run_audit_command(args, sinks=()) -> int:
     """`smtpuzzles audit`; `sinks` are more places every proof goes (the `proofs` command's files)."""
     # Checked as the Python API checks them (smtpuzzles.request), in the same words.
     asked = audit_asked(args.proof, args.resolve, args.solver, args.time_limit, args.jobs, args.keep_parts,
-                        AUDIT_FLAGS.__getitem__)
+                        AUDIT_FLAGS.__getitem__, args.checker)
     parts_dir = asked.parts_dir
-    if args.checker is not None and not args.proof:
-        raise InputError("checks the proofs --proof checks or makes: add --proof", "--checker")
-    found = find_checker(args.checker) if args.proof else None
-    checkers = (*((found,) if found else ()), *sinks)
+    checkers = (*asked.checkers, *sinks)
     named = _folders_named(args.run_dir)
     # One run folder named: its report (in JSON, one object); anything else is a table (a list).
     single = len(args.run_dir) == 1 and len(named) == 1 and named[0][0] == Path(args.run_dir[0])
@@ -185,8 +181,11 @@ def run_proofs_command(args) -> int:
 
     from smtpuzzles.proofs.exported import ProofFiles, new_folder
 
-    if not args.run_dir or not Path(args.run_dir).is_dir():
-        raise InputError("is not a run folder", f"RUN_DIR {args.run_dir}")
+    from smtpuzzles.folders.runfolder import open_run
+
+    if not args.run_dir or not (Path(args.run_dir) / "run.json").is_file():
+        raise InputError("is not a run folder (proofs takes one run)", f"RUN_DIR {escaped(args.run_dir)}")
+    open_run(Path(args.run_dir))  # unreadable or tampered: one line, before any folder is made
     files = ProofFiles(new_folder(args.out))
     audit_args = argparse.Namespace(**{**vars(args), "run_dir": [args.run_dir], "proof": "certificate", "resolve": None,
                                        "solver": None, "jobs": 2, "scheduler": None})

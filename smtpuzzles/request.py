@@ -83,13 +83,17 @@ class AuditAsked:
     time_limit: float | None
     jobs: int
     parts_dir: Path | None
+    checkers: tuple = ()  # outside LRAT checkers (smtpuzzles.proofs.external), with a proof only
 
 
-def audit_asked(proof, resolve, solvers, time_limit_, jobs, keep_parts, place: Callable[[str], str]) -> AuditAsked:
+def audit_asked(proof, resolve, solvers, time_limit_, jobs, keep_parts, place: Callable[[str], str],
+                checker=None) -> AuditAsked:
     """What an audit is asked, each value checked as the command line checks it: `proof` and
     `resolve` False/None (not asked), True (the closing claim) or one of PROOF_KINDS; `solvers` a
-    list of AUDIT_SOLVERS (None: both); `keep_parts` a folder, with a proof only. `place(key)`
-    names where each was given (the flag, or the API's keyword)."""
+    list of AUDIT_SOLVERS (None: both); `keep_parts` a folder, with a proof only; `checker` an LRAT
+    checker program, or "none", with a proof only (None: cake_lpr when a proof is asked and it is on
+    PATH). `place(key)` names where each was given (the flag, or the API's keyword)."""
+    from smtpuzzles.proofs.external import find_checker
     from smtpuzzles.inputs import parts_folder
 
     kinds = {}
@@ -111,5 +115,8 @@ def audit_asked(proof, resolve, solvers, time_limit_, jobs, keep_parts, place: C
         if not isinstance(keep_parts, (str, Path)):
             raise InputError(f"names no folder ({type(keep_parts).__name__})", place("keep_parts"))
         parts_dir = parts_folder(str(keep_parts), place("keep_parts"))
+    if checker is not None and kinds["proof"] is None:
+        raise InputError(f"checks the proofs {place('proof')} checks or makes: add {place('proof')}", place("checker"))
+    found = find_checker(checker, place("checker")) if kinds["proof"] is not None else None
     return AuditAsked(kinds["proof"], kinds["resolve"], chosen, time_limit(time_limit_, place("time_limit")),
-                      whole_number(jobs, 1, place("jobs"), text=False), parts_dir)
+                      whole_number(jobs, 1, place("jobs"), text=False), parts_dir, (found,) if found else ())

@@ -50,7 +50,7 @@ def main_proof_only(monkeypatch):
     proof on the reference encoding (tests/test_reference_claims.py) is left out of them."""
     import smtpuzzles.run
 
-    monkeypatch.setattr(smtpuzzles.folders.readback, "reference_query", lambda module, instance, claim, where: None)
+    monkeypatch.setattr(smtpuzzles.folders.readback, "reference_query", lambda module, instance, claim, where, *deadline: None)
 
 
 # kind -> the `smtpuzzles solve` arguments of a pristine run of it
@@ -1006,16 +1006,21 @@ def test_a_rejected_proof_fails(run_of, monkeypatch):
     assert report.unchecked_unsat is True and events[-1]["answer"] == "rejected"
 
 
-@pytest.mark.parametrize("message,ok", [("the query is satisfiable", False), ("glucose42 ran out of time", None)])
-def test_no_proof_is_a_failure_only_when_the_query_is_satisfiable(run_of, monkeypatch, message, ok):
+@pytest.mark.parametrize("error,message,ok,words", [
+    ("Satisfiable", "the query is satisfiable", False,
+     "the claim is false: the query built here from today's encoder has a solution (the query is satisfiable)"),
+    ("ProofError", "glucose42 ran out of time", None, "no proof: glucose42 ran out of time"),
+    # Words are never a verdict: a message that merely says "satisfiable" (a folder's name may) is none.
+    ("ProofError", "no part kept in /tmp/unsatisfiable", None, "no proof: no part kept in /tmp/unsatisfiable")])
+def test_no_proof_is_a_failure_only_when_the_query_is_satisfiable(run_of, monkeypatch, error, message, ok, words):
     run_dir = run_of("nonary")
 
     def no_proof(query, timeout=None):
-        raise proofs.ProofError(message, "proof")
+        raise getattr(proofs, error)(message, "proof")
     monkeypatch.setattr(proofs, "prove", no_proof)
     events = []
     report = audit(run_dir, proof=True, progress=events.append)
-    assert texts(report, "proof") == [(ok, f"no proof: {message}")]
+    assert texts(report, "proof") == [(ok, words)]
     assert events[-1] == {"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
                           "answer": "no proof", "seconds": 0.0}
 
@@ -1156,8 +1161,9 @@ def fake_prover(monkeypatch):
         def prove(query, timeout=None):
             asked.append(query.data)
             answer = verdict(query)
-            if isinstance(answer, str):
-                raise proofs.ProofError(answer, "proof")
+            if isinstance(answer, str):  # a model found is a type of its own; any other failure is words
+                error = proofs.Satisfiable if answer.endswith("is satisfiable") else proofs.ProofError
+                raise error(answer, "proof")
             return proofs.Proof(b"good" if answer else b"bad", "fake", 0.25)
 
         def check(query, made):

@@ -298,3 +298,95 @@ def test_a_false_claim_is_called_false_not_blamed_on_the_encoder(cli):
     assert failed[0].startswith(auditproof.FALSE_BY_ENCODER)
     assert failed[-1] == auditproof.FALSE_BY_RULES
     assert not any("stricter" in t for t in failed)
+
+
+# ------------------------------------------------------------------ after a hostile review
+def test_a_checker_that_leaves_children_behind_has_them_stopped(cli, honest, tmp_path):
+    """A wrapper script that starts the real work as its child and hangs: the whole group is stopped
+    at the time limit, nothing of it left running."""
+    marker = f"smtpuzzles-test-{os.getpid()}-sleeps"
+    checker = tmp_path / "wrapper"
+    checker.write_text(f"#!/bin/sh\nexec -a {marker} sleep 300 &\nsleep 300\n")
+    checker.chmod(0o755)
+    code, report, _ = audited(cli, honest, "--checker", checker, "--time-limit", 1)
+    assert code == 3
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert left == [], left
+
+
+def test_the_verdict_is_read_from_standard_output_with_the_exit_status(cli, honest, tmp_path):
+    """As check.sh reads it: the line on stderr only, or with exit 1, is no acceptance."""
+    for body in ("sys.stderr.write('s VERIFIED UNSAT\\n')", "print('s VERIFIED UNSAT'); sys.exit(1)"):
+        checker = stand_in(tmp_path, "halfway", body)
+        code, _, _ = audited(cli, honest, "--checker", checker)
+        assert code == 1, body
+        checker.unlink()
+
+
+def test_check_script_needs_the_exit_status_and_fails_when_the_audit_was_not_clean(cli, honest, tmp_path):
+    out = tmp_path / "proofs"
+    assert cli("proofs", honest, "--out", out)[0] == 0
+    liar = stand_in(tmp_path, "liar", "print('s VERIFIED UNSAT'); sys.exit(1)")
+    done = run_check_script(out, liar)
+    assert done.returncode == 1 and "NOT VERIFIED: encoder.lrat" in done.stdout
+    # An audit that could not make its proofs in time: check.sh never says all is verified.
+    slow = tmp_path / "slow"
+    code, _, _ = cli("proofs", honest, "--out", slow, "--checker", stand_in(tmp_path, "sleeper", "time.sleep(30)"),
+                     "--time-limit", 1)
+    assert code == 3
+    assert "THE AUDIT WAS NOT CLEAN (undecided)" in (slow / "README.txt").read_text()
+    done = run_check_script(slow, stand_in(tmp_path, "yes", "print('s VERIFIED UNSAT')"))
+    assert done.returncode == 1 and "all proofs here verified" not in done.stdout
+
+
+def test_proofs_takes_one_readable_run_and_makes_no_folder_otherwise(cli, honest, tmp_path):
+    holder = tmp_path / "several"
+    holder.mkdir()
+    shutil.copytree(honest, holder / "a")
+    for bad in (holder, tmp_path / "missing"):
+        code, _, err = cli("proofs", bad, "--out", tmp_path / "out")
+        assert code == 2 and "is not a run folder (proofs takes one run)" in one_error_line(err)
+    broken = tmp_path / "broken"
+    shutil.copytree(honest, broken)
+    (broken / "run.json").write_text("{")
+    code, _, err = cli("proofs", broken, "--out", tmp_path / "out")
+    assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_the_proof_files_are_no_finding_of_the_audit(cli, honest, tmp_path):
+    code, out, _ = cli("proofs", honest, "--out", tmp_path / "p", "--checker", "none", "--json")
+    assert code == 0 and not [t for t in texts(json.loads(out)) if "written to" in t]
+
+
+def test_the_api_takes_a_checker_as_the_command_does(honest, tmp_path):
+    import smtpuzzles
+    from smtpuzzles.errors import InputError
+
+    checker = stand_in(tmp_path, "rejects", "print('s NOT VERIFIED'); sys.exit(1)")
+    assert smtpuzzles.audit(honest, proof=True, checker=str(checker)).verdict == "FAILED"
+    assert smtpuzzles.audit(honest, proof=True, checker="none").verdict == "clean"
+    with pytest.raises(InputError, match=r"audit\(checker=...\): checks the proofs audit\(proof=...\) checks"):
+        smtpuzzles.audit(honest, checker=str(checker))
+
+
+def test_a_gzip_bomb_kept_as_a_part_is_read_no_further_than_an_honest_part_its_size(tmp_path):
+    """500 KB unpacking to 500 MB of comment lines: cut at 64 times its size, and the part made anew."""
+    import tracemalloc
+
+    from smtpuzzles.proofs import parts, proof as proofs
+
+    text = "p cnf 4 5\n1 2 3 0\n-1 4 0\n-2 4 0\n-3 4 0\n-4 0\n"
+    query = proofs.Dimacs(text, 4, 5)
+    made = proofs.certify_query(query, split=1, parts_dir=tmp_path)
+    bomb = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
+    with gzip.open(bomb, "wb", compresslevel=9) as out:
+        for _ in range(500):
+            out.write(b"c " * 500_000 + b"\n")
+    packed = bomb.stat().st_size
+    assert packed < 2_000_000
+    tracemalloc.start()
+    again = proofs.certify_query(query, split=1, parts_dir=tmp_path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert again.lrat == made.lrat and again.found == 2
+    assert peak < parts.EXPANSION * packed * 3 + (8 << 20), peak  # unread whole, it would be 250 MB at least

@@ -378,7 +378,7 @@ def test_the_two_proofs_side_by_side_report_as_one_after_the_other(cli, monkeypa
         assert code == 0 and len(beside) == jobs - 1  # one thread, and only with --jobs 2
         reports.append(json.loads(out))
     strip = [[(f["section"], f["ok"], f["text"].split(" in ")[0]) for f in r["findings"]] for r in reports]
-    assert strip[0] == strip[1] and [s for s, *_ in strip[1]][-2:] == ["proof", "reference"]
+    assert strip[0] == strip[1] and [s for s, *_ in strip[1]][-3:] == ["proof", "reference", "reference"]  # fits, proof
     assert reports[0]["rests_on"] == reports[1]["rests_on"] and len(reports[1]["rests_on"]) >= 2
 
 

@@ -227,7 +227,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
             else:
                 kept, observe = external.tallies(checkers, timeout, label, describe(step["claim"]))
                 proofs.certify_query(query, timeout=timeout, keep=False, observe=observe)
-                verdicts = [tally.verdict() for tally in kept]
+                verdicts = [tally.verdict() for tally in kept if tally.checker.counts] or [(True, "")]
                 ok, message = next((v for v in verdicts if v[0] is not True), verdicts[0])
         except proofs.ProofError as exc:
             ok, message = (False if isinstance(exc, Satisfiable) else None), exc.message
@@ -238,10 +238,10 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
         else:
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
-        how = "smtpuzzles.proofs.drup" if not checkers else \
-            "smtpuzzles.proofs.lrat and by " + " and ".join(c.name for c in checkers)
+        how = "a DRUP proof checked by smtpuzzles.proofs.drup" if not checkers else \
+            "an LRAT proof checked by smtpuzzles.proofs.lrat and by " + " and ".join(c.name for c in checkers)
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
-                f"with a proof checked by {how}"
+                f"with {how}"
         report.add("proof", True, words)
         report.evidence.append(words)
 
@@ -273,7 +273,7 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
     outcomes = [_proof_verdict(report, kind, True, words, "")]
-    outcomes += [_outside_verdict(report, kind, *tally.verdict(split)) for tally in kept]
+    outcomes += [_outside_verdict(report, kind, *tally.verdict(split)) for tally in kept if tally.checker.counts]
     return _worst(outcomes)
 
 
@@ -354,7 +354,8 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
         if again.finish() != digest[0]:
             report.add(section, False, f"the stored {label} changed while the outside checker was given it")
             return FAILED
-        outcomes.append(_outside_verdict(report, kind, *said))
+        if checker.counts:
+            outcomes.append(_outside_verdict(report, kind, *said))
     return _worst(outcomes)
 
 

@@ -31,11 +31,12 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
     that there is no solution), False when F rejects one, None when it could not be decided."""
     from smtpuzzles.proofs.dimacs import read_dimacs
 
-    witnesses = solutions_of(claim, solution)
+    witnesses, whose = solutions_of(claim, solution), "the run's"
     if not witnesses:
         witnesses, words = _brute_force_witnesses(module, instance)
         if not witnesses:
             return True, words
+        whose = "the brute force's"
     if module.reference_witness is None:
         return False, (f"the {module.NAME} reference encoding has no reference_witness hook, so nothing shows it admits "
                        "the run's own solution: its proof cannot vouch for the claim")
@@ -46,7 +47,7 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
         return None, f"the {module.NAME} reference formula was not built within the time limit ({timeout:g} s)"
     nvars, clauses = read_dimacs(text, f"{module.NAME} reference encoding")
     for number, found in enumerate(witnesses, 1):
-        which = "the run's solution" if len(witnesses) == 1 else f"solution {number} of the {len(witnesses)} found"
+        which = f"{whose} solution" if len(witnesses) == 1 else f"solution {number} of {whose} {len(witnesses)}"
         try:
             literals = list(module.reference_witness(instance, found))
         except Exception as exc:  # noqa: BLE001 - a puzzle's hook on a refereed solution: one line, never a traceback
@@ -59,7 +60,7 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
             return ok, (f"the {module.NAME} reference formula, without the claim, rejects {which}: it is stricter "
                         "than the rules, and its proof cannot vouch for the claim" if ok is False
                         else f"could not decide whether the reference formula admits {which} ({words})")
-    count = "the run's solution" if len(witnesses) == 1 else f"each of the run's {len(witnesses)} solutions"
+    count = f"{whose} solution" if len(witnesses) == 1 else f"each of {whose} {len(witnesses)} solutions"
     return True, f"the reference formula, without the claim, admits {count} ({words})"
 
 

@@ -44,6 +44,7 @@ class ProofFiles:
     """The sink: `check` writes a proof and says so; `finish` writes README.txt and check.sh."""
 
     name = "proof files"
+    counts = False  # it keeps proofs, it does not judge them: no finding of its own in the report
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -100,9 +101,14 @@ class ProofFiles:
         lines = ["#!/bin/sh", "# Checks every proof in this folder with an LRAT checker: cake_lpr, unless CHECKER",
                  "# names another program called as CHECKER FORMULA.cnf PROOF.lrat.", "set -e",
                  'cd "$(dirname "$0")"', 'CHECKER="${CHECKER:-cake_lpr}"',
-                 f'verified() {{ "$CHECKER" "$1" "$2" | grep -qx \'{ACCEPTED}\' || {{ echo "NOT VERIFIED: $2"; exit 1; }}; }}']
-        text = [f"Proofs of the claim of the run {escaped(run_dir)}",
-                f"({escaped(report.puzzle)} {escaped(report.status)}, audit {report.verdict}).", "",
+                 "# A proof is verified when the checker prints the line below and exits 0, as the audit requires.",
+                 f'verified() {{ said=$("$CHECKER" "$1" "$2") && printf "%s\\n" "$said" | grep -qx \'{ACCEPTED}\' '
+                 '|| { echo "NOT VERIFIED: $2"; exit 1; }; }']
+        instance = report.instance or {}
+        text = [f"Proofs of the claim of the run {escaped(run_dir)}:",
+                f"{escaped(report.puzzle)}, {escaped(str(instance.get('description', '')))} (instance sha-256 "
+                f"{escaped(str(instance.get('sha256', '')))}), claimed {escaped(report.status)} with the value "
+                f"{escaped(str(report.value))[:200]}; audit {report.verdict}.", "",
                 "Each FORMULA.cnf below is DIMACS that smtpuzzles built itself from the recorded instance (a run",
                 "folder's own formulas are never used), and each .lrat file an LRAT proof that it has no",
                 "solution, which smtpuzzles.proofs.lrat checked before writing it. Check them with any LRAT",
@@ -133,7 +139,13 @@ class ProofFiles:
             "loses no solution up to symmetry is a lemma smtpuzzles.symmetry checked on the formula",
             "itself (docs/trust.md), which no LRAT checker sees. That the cases of a proof in parts",
             "are one clause's literals is checked by smtpuzzles and said above; check it by eye too.", ""]
-        lines.append('echo "all proofs here verified"')
+        if report.verdict == "clean":
+            lines.append('echo "all proofs here verified"')
+        else:  # whatever is here checks, but the claim does not rest on it: never "all verified"
+            text[1:1] = [f"THE AUDIT WAS NOT CLEAN ({report.verdict}): not every proof of the claim is here, and "
+                         "check.sh fails after checking what is."]
+            lines += [f'echo "the audit of this run was {report.verdict}: not every proof of its claim is here"',
+                      "exit 1"]
         self._write("README.txt", "\n".join(text).encode())
         self._write("check.sh", ("\n".join(lines) + "\n").encode())
         return count + 2

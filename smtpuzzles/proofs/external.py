@@ -27,6 +27,7 @@ POLL = 0.1
 @dataclass(frozen=True)
 class ExternalChecker:
     path: str  # absolute
+    counts = True  # its verdict is reported, beside smtpuzzles.proofs.lrat's
 
     @property
     def name(self) -> str:
@@ -66,9 +67,10 @@ def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | N
     from smtpuzzles.proofs.proof import BackgroundProof
 
     started = time.monotonic()
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        # A session of its own, so that the whole group is stopped: a wrapper script's own children too.
         child = subprocess.Popen([checker.path, str(cnf_path), str(lrat_path)], stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+                                 stderr=err, preexec_fn=die_with_parent, start_new_session=True)
         owner = BackgroundProof.of_this_thread()
         if owner is not None:
             owner.watch(child)  # a Ctrl-C or a failed proof beside it stops this one too
@@ -77,25 +79,40 @@ def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | N
             while child.poll() is None:
                 if timeout is not None and time.monotonic() - started > timeout:
                     stopped = f"ran past {timeout:g} s"
-                elif os.fstat(out.fileno()).st_size > MAX_OUTPUT:
+                elif os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size > MAX_OUTPUT:
                     stopped = f"printed more than {MAX_OUTPUT:,} bytes"
                 if stopped:
                     break
                 time.sleep(POLL)
         finally:
-            if child.poll() is None:
-                child.kill()
-            child.wait()
+            _stop_group(child)
         seconds = time.monotonic() - started
         if stopped and stopped.startswith("ran past"):
             return None, f"{checker.name} {stopped} without a verdict"
-        out.seek(max(0, os.fstat(out.fileno()).st_size - (64 << 10)))
-        lines = [line.strip() for line in out.read().splitlines()]
+        lines, errors = _last_lines(out), _last_lines(err)
+    # The verdict is read from standard output, as check.sh reads it (`proofs`), with the exit status.
     if stopped is None and child.returncode == 0 and ACCEPTED in lines:
         return True, f"accepted by {checker.name} ({checker.path}), which printed '{ACCEPTED.decode()}' in {seconds:.1f} s"
-    said = next((line for line in reversed(lines) if line), b"nothing")
+    said = next((line for line in reversed(lines + errors) if line), b"nothing")
     text = said[:120].decode("ascii", "backslashreplace").encode("unicode_escape").decode("ascii")
     return False, f"{checker.name} did not accept it ({stopped or f'exit {child.returncode}'}; its last line: {text})"
+
+
+def _stop_group(child) -> None:
+    """The child and everything it started (its session's process group), killed and reaped."""
+    import signal
+
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    child.wait()
+
+
+def _last_lines(handle) -> list[bytes]:
+    """The lines of the last 64 KiB a child wrote to `handle`."""
+    handle.seek(max(0, os.fstat(handle.fileno()).st_size - (64 << 10)))
+    return [line.strip() for line in handle.read().splitlines()]
 
 
 def check(checker: ExternalChecker, query: Dimacs, lrat, timeout: float | None) -> tuple[bool | None, str]:

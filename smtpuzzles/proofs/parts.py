@@ -19,6 +19,7 @@ solver: `make_part` (smtpuzzles.proofs.proof) does.
 from __future__ import annotations
 
 import io
+import os
 import time
 from dataclasses import replace
 
@@ -29,6 +30,10 @@ from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS, check_lrat
 
 class _FoundPartRejected(ProofError):
     """The joined proof was rejected inside a part found in the store (not one made here)."""
+
+
+class _OutOfTime(ProofError):
+    """The time limit ran out inside a part: no verdict, never a reason to make the part again."""
 
 
 def certify_in_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget, make_part,
@@ -130,9 +135,13 @@ class _Join:
             try:
                 if stored is None:
                     raise ProofError("no stored part", "proof")
-                text, unit, next_id_after = _weakened(stored, clauses, lit, next_id, lemmas=LRAT_LIMITS.lemmas)
+                text, unit, next_id_after = _weakened(stored, clauses, lit, next_id, lemmas=LRAT_LIMITS.lemmas,
+                                                      deadline=None if left is None else time.monotonic() + left)
                 found += 1
                 kept_in, proof = store.path(lit), stored
+            except _OutOfTime:
+                raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)",
+                                 "proof") from None
             except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
                 proof = self.make_part(part, left, self.budget)
                 if store is not None and not store.write(lit, proof):
@@ -164,6 +173,11 @@ def _rejected_part(message: str, found: list) -> str:
            f"{found[0][2].parent}, not made here: remove them to make them anew"
 
 
+# The parts written here are gzip at level 1: LRAT text packs about 3 to 6 times (the 15x15 record's
+# 436 parts), so 64 times is far past any honest part and stops a crafted one early.
+EXPANSION = 64
+
+
 class PartsStore:
     """A folder that keeps the parts of proofs made in parts, one gzip file per part, named by the
     query's sha-256 and the part's literal, so that a proof stopped after hours resumes where it
@@ -182,13 +196,16 @@ class PartsStore:
 
     def read(self, lit: int, budget) -> bytes | None:
         """The part kept for `lit`: None when there is none, or it is no regular file (a FIFO would
-        block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked
-        (read as a stream, a block at a time: never a buffer of the whole budget)."""
+        block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked,
+        or unpacked to more than EXPANSION times its size (read as a stream, a block at a time,
+        and stopped there: a gzip bomb costs what an honest part of its size would)."""
         from smtpuzzles.errors import LedgerError
         from smtpuzzles.folders.bounded import read_gz
 
         try:
-            return read_gz(self.folder, self.path(lit).name, budget.text_bytes, "a kept part")
+            packed = os.lstat(self.path(lit)).st_size
+            cap = min(budget.text_bytes, EXPANSION * packed + (1 << 20))
+            return read_gz(self.folder, self.path(lit).name, cap, "a kept part")
         except (LedgerError, OSError):
             return None
 
@@ -219,7 +236,7 @@ class PartsStore:
 
 
 def _weakened(proof: bytes, clauses: list[list[int]], lit: int, next_id: int,
-              lemmas: int | None = None) -> tuple[bytes, int, int]:
+              lemmas: int | None = None, deadline: float | None = None) -> tuple[bytes, int, int]:
     """(text, the id of the unit -lit, the next free id): a part's trimmed LRAT proof of Q & lit
     (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`.
     Read a line at a time and written into one buffer: its memory is the text and an id per lemma,
@@ -231,6 +248,8 @@ def _weakened(proof: bytes, clauses: list[list[int]], lit: int, next_id: int,
     ids: dict[int, int] = {}
     out = bytearray()
     for number, line in enumerate(io.BytesIO(proof), 1):
+        if number % 4096 == 0 and deadline is not None and time.monotonic() > deadline:
+            raise _OutOfTime("the time limit ran out while a part was joined", "proof")
         if len(line) > LRAT_LIMITS.line_bytes:
             raise ProofError(f"line {number} of a part is longer than {LRAT_LIMITS.line_bytes:,} bytes", "proof")
         tokens = line.split()
