@@ -217,6 +217,8 @@ def read_input(path: str | None) -> tuple[str | None, str]:
 
 def check_writable_folder(path: str, where: str) -> Path:
     """A folder that exists or can be made: refuses a path that names a file (or is below one)."""
+    if "\x00" in path:  # no file system takes it (the API can be handed one; a command line cannot)
+        raise InputError("a folder's name cannot hold a NUL character", where)
     folder = Path(path)
     for part in (folder, *folder.parents):
         if part.exists():

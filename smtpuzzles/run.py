@@ -15,6 +15,7 @@ from smtpuzzles.cluster import DaskCubes, LocalCubes, dask_client
 from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
 from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
+from smtpuzzles.encoding import Encoding
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
@@ -93,8 +94,10 @@ def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
 
 
 def check_encoding(module: Puzzle, enc, mode: str) -> None:
-    """What only an encoding shows of a puzzle's contract: its objective answers the mode, and every
-    variable name is one the solvers (and so the audit's queries) can read."""
+    """What only an encoding shows of a puzzle's contract: it is one, its objective answers the mode,
+    and every variable name is one the solvers (and so the audit's queries) can read."""
+    if not isinstance(enc, Encoding):
+        raise PuzzleError(f"its encode gave {type(enc).__name__}, not an Encoding", f"puzzle {module.NAME}")
     kind = kind_of(enc.objective)
     if mode not in kind.MODES:
         raise PuzzleError(f"its MODES has {mode}, which its {enc.name} encoding's {kind.KIND} objective cannot "
@@ -115,7 +118,11 @@ def guarded(module: Puzzle, what: str, hook: Callable, on: Callable[[], str] | N
             raise
         except Exception as exc:  # noqa: BLE001 - a plug-in's bug, reported as one
             subject = on() if on else "a solver's model"
-            raise PuzzleError(f"its {what} failed on {subject} ({exc.__class__.__name__}: {str(exc)[:80]})",
+            try:
+                said = str(exc)[:80]
+            except Exception:  # noqa: BLE001 - an exception whose words themselves fail
+                said = "its message cannot be shown"
+            raise PuzzleError(f"its {what} failed on {subject} ({exc.__class__.__name__}: {said})",
                               f"puzzle {module.NAME}") from None
     return call
 

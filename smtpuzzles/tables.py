@@ -18,6 +18,7 @@ from rich.text import Text
 
 from smtpuzzles.durations import duration
 from smtpuzzles.render import STATUS_STYLE
+from smtpuzzles.shown import escaped
 from smtpuzzles.folders.statuses import ANSWERED, UNANSWERED
 
 
@@ -101,7 +102,7 @@ def summary_table(rows: list[dict]) -> Group:
     seen = {r.get("note") for r in rows}
     legend = [Text(f"{word}: {meaning}", style="dim") for note, (word, meaning) in NOTES.items() if note in seen]
     # Each whole on one line, as the command line's errors are (a terminal wraps it; a log keeps it).
-    errors = [Text(f"job {r['job']}: {r['error']}", style="red", no_wrap=True, overflow="ignore")
+    errors = [Text(escaped(f"job {r['job']}: {r['error']}"), style="red", no_wrap=True, overflow="ignore")
               for r in rows if r.get("error")]
     # Solving only: a job finished before costs this batch nothing, however long its run once took.
     total = Text(f"solving in this batch: {duration(sum(r['seconds'] or 0 for r in rows))} "

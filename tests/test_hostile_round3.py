@@ -109,7 +109,7 @@ def test_2_building_the_reference_stops_at_its_deadline():
     """The benchmark's 56x56 board (420,000 allowed rectangles, seconds to build) asked for within 0.2 s."""
     from gen_tatamibari import random_puzzle
     from smtpuzzles.folders.readback import reference_query
-    from smtpuzzles.proofs.dimacs import ProofError
+    from smtpuzzles.trusted.dimacs import ProofError
     from smtpuzzles.puzzles import tatamibari
 
     board = tatamibari.from_text(random_puzzle(56, 56, seed=56))
@@ -149,6 +149,7 @@ def run_dir(tmp_path_factory) -> Path:
     (dict(out=5), "solve(out=...): names no folder (int)"),
     (dict(out=""), "solve(out=...): names no folder (str)"),
     (dict(out=__file__), f"solve(out=...) {__file__}: names a file, not a folder"),
+    (dict(out="runs\x00/x"), "solve(out=...): a folder's name cannot hold a NUL character"),
 ])
 def test_4_every_bad_argument_of_solve_is_one_input_error(tmp_path, arguments, words):
     before = sorted(tmp_path.iterdir())
@@ -251,7 +252,11 @@ for _hook in ("ENCODINGS", "DEFAULT_ENGINE", "MODES", "LIMITS", "load", "canonic
 
 
 def encode(instance, encoding):
+    import os
+
     rows = [1, 2, 3]
+    if os.environ.get("CRASH_WORDS"):  # a message of a test's choosing (worker processes see it too)
+        raise IndexError(os.environ["CRASH_WORDS"])
     return rows[len(rows)]  # a plug-in author's off-by-one
 '''
 
@@ -403,3 +408,29 @@ def test_3_export_replaces_a_file_of_its_own_and_examples_keeps_a_users_edit(cli
     (out / "tatamibari" / "01.txt").write_text("my edit\n")
     refused_in_one_line(cli, "examples", out, tmp_path, "is there already and is not the bundled file")
     assert (out / "tatamibari" / "01.txt").read_text() == "my edit\n"
+
+
+def test_5_a_crash_message_with_escapes_is_shown_escaped_on_one_line_in_batch(cli, crashing_plugin, tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.setenv("CRASH_WORDS", "\x1b]52;c;aGk=\x07\nfake: line [bold]markup[/bold]")
+    (tmp_path / "jobs.toml").write_text(f'[[job]]\nname = "c"\npuzzle = "crashkings"\ninput = "{crashing_plugin}"\n')
+    code, out, err = cli("batch", tmp_path / "jobs.toml", "--out", tmp_path / "out", "--jobs", 1)
+    said = [line for line in (out + err).splitlines() if "IndexError" in line]
+    assert code == 1 and len(said) == 1 and "\x1b" not in out + err and "\x07" not in out + err
+    assert said[0].endswith("(IndexError: \\x1b]52;c;aGk=\\x07\\nfake: line [bold]markup[/bold])"), said
+
+
+@pytest.mark.parametrize("encode,words", [
+    (lambda instance, encoding: None, "its encode gave NoneType, not an Encoding"),
+    (lambda instance, encoding: (_ for _ in ()).throw(type("Mute", (Exception,), {"__str__": lambda self: 1 / 0})()),
+     "(Mute: its message cannot be shown)"),
+])
+def test_5_an_encoder_that_gives_no_encoding_or_whose_error_has_no_words_is_one_line(cli, crashing_plugin, tmp_path,
+                                                                                    monkeypatch, encode, words):
+    import crash_kings
+
+    monkeypatch.setattr(crash_kings, "encode", encode)
+    code, out, err = cli("solve", "crashkings", crashing_plugin, "--out", tmp_path / "runs")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("smtpuzzles: error: puzzle crashkings: ")
+    assert words in lines[0], lines
