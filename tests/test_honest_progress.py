@@ -138,3 +138,14 @@ def smtpuzzles_input_error():
 def test_cubes_3_names_the_depths_not_an_engine(tmp_path):
     done = cli("solve", "kingtour", "--size", 4, "--cubes", "3", cwd=tmp_path)
     assert done.returncode == 2 and "z3" not in done.stderr and "invalid choice: 3" in done.stderr, done.stderr
+
+
+def test_the_kings_tour_legend_has_a_clue_key_only_on_a_board_with_clues():
+    from smtpuzzles import puzzles
+
+    kingtour = puzzles.get("kingtour")
+    clues = (ROOT / "smtpuzzles" / "examples" / "kingtour" / "6x6-clues.txt").read_text()
+    bare = kingtour.load(None, "options", {"size": 6, "box": "2x3", "clues": None})
+    clued = kingtour.load(clues, "6x6-clues.txt", {"size": 6, "box": "2x3", "clues": None})
+    assert "a given digit" not in kingtour.draw(bare, None)
+    assert "a given digit" in kingtour.draw(clued, None)

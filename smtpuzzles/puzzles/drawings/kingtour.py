@@ -31,7 +31,9 @@ def draw(board: kingtour.Board, solution: dict | None) -> str:
     visits = _visit_order(board, solution) if solution else []
     digits = kingtour.value(board, solution) if solution else []
     number_lines = group_lines(kingtour.digits_text(digits), digit_group(len(digits)), _chars_across(side)) if digits else []
-    legend = _legend_entries(n) if solution else [_clue_entry()]
+    # The clue key only where there are clues to read it by.
+    clued = [_clue_entry()] if any(any(row) for row in board.clues) else []
+    legend = _legend_entries(n) + clued if solution else clued
     number_h = (len(number_lines) + 1) * NUMBER_SIZE * 1.5 + 8 if number_lines else 0
     legend_top = MARGIN + side + 14 + number_h
     words = [text_width(words, 13) + 28 for _, words in legend] + [text_width(_number_heading(len(digits)), NUMBER_SIZE)]
@@ -135,8 +137,7 @@ def _legend_entries(n: int) -> list:
         for k in range(5):
             d.line(x - 10 + 4 * k, y, x - 6 + 4 * k, y, stroke=ramp(k / 4), stroke_width=4)
 
-    return [(start, "start: visit 1"), (end, f"end: visit {n * n}"), (steps, f"tour, coloured from visit 1 to {n * n}"),
-            _clue_entry()]
+    return [(start, "start: visit 1"), (end, f"end: visit {n * n}"), (steps, f"tour, coloured from visit 1 to {n * n}")]
 
 
 def _clue_entry():
