@@ -29,6 +29,25 @@ from smtpuzzles.inputs import is_url, read_text_file, read_text_string, true_or_
 __all__ = ["solve", "audit", "Result", "AuditResult"]
 
 
+def _one_line(function):
+    """An InputError out of the API is one printable line, as the command line prints it: a path
+    the caller gave (a newline or an escape in a folder's name) is shown escaped."""
+    import functools
+
+    from smtpuzzles.shown import escaped
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except InputError as exc:
+            exc.message = escaped(exc.message)
+            exc.where = None if exc.where is None else escaped(exc.where)
+            raise
+    return call
+
+
+@_one_line
 def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool = False, count: int | bool | None = None,
           time_limit: float | None = None, out: str | Path | None = None, engine: str | None = None,
           encoding: str | None = None, certify: bool = False, budget: float | None = None, **options: Any) -> Result:
@@ -77,6 +96,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     return Result._of(module, instance, outcome, ledger.dir, keep)
 
 
+@_one_line
 def audit(run_dir: str | Path, *, proof: bool | str = False, resolve: bool | str = False, solvers=("z3", "cvc5"),
           time_limit: float | None = None, jobs: int = 2, keep_parts: str | Path | None = None,
           checker: str | None = None) -> AuditResult:

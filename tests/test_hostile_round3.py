@@ -434,3 +434,10 @@ def test_5_an_encoder_that_gives_no_encoding_or_whose_error_has_no_words_is_one_
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("smtpuzzles: error: puzzle crashkings: ")
     assert words in lines[0], lines
+
+
+def test_4_an_api_error_naming_a_path_with_escapes_is_one_printable_line(tmp_path):
+    with pytest.raises(InputError) as caught:
+        smtpuzzles.audit(tmp_path / "runs\x1b]52;c;aGk=\x07\nfake line")
+    said = str(caught.value)
+    assert said.isprintable() and "\\x1b]52;c;aGk=\\x07\\nfake line" in said, said
