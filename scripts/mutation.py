@@ -52,16 +52,16 @@ DEFAULTS = {
     # The proof checkers every checked claim rests on: measured by their own tests only (a mutant
     # that accepts a proof of a satisfiable formula must fail test_checker_soundness). Not in the
     # default run (DEFAULT_TARGETS): each takes an hour or more; name them (`lrat`, `drup`).
-    "smtpuzzles/proofs/lrat.py": CHECKER_TESTS,
+    "smtpuzzles/trusted/lrat.py": CHECKER_TESTS,
     "smtpuzzles/proofs/drup.py": CHECKER_TESTS,
 }
-DEFAULT_TARGETS = [t for t in DEFAULTS if t not in ("smtpuzzles/proofs/lrat.py", "smtpuzzles/proofs/drup.py")]
+DEFAULT_TARGETS = [t for t in DEFAULTS if t not in ("smtpuzzles/trusted/lrat.py", "smtpuzzles/proofs/drup.py")]
 # Short names for targets (`lrat`, or `lrat:_Checker._check_lemma`).
-ALIASES = {"lrat": "smtpuzzles/proofs/lrat.py", "drup": "smtpuzzles/proofs/drup.py"}
+ALIASES = {"lrat": "smtpuzzles/trusted/lrat.py", "drup": "smtpuzzles/proofs/drup.py"}
 # mutmut stops a mutant's tests after (their time + 1 s) x this x 2 seconds of CPU (its default
 # multiplier is 15). A checker mutant that loops (a watch index stepping back) would hold the
 # machine for 20 minutes at 15; their tests' times are steady, so a smaller margin is safe.
-TIMEOUT_MULTIPLIER = {"smtpuzzles/proofs/lrat.py": 3.0, "smtpuzzles/proofs/drup.py": 3.0}
+TIMEOUT_MULTIPLIER = {"smtpuzzles/trusted/lrat.py": 3.0, "smtpuzzles/proofs/drup.py": 3.0}
 KILLED = {1, 3}  # pytest failed (3: an internal error, which a mutant also causes)
 TIMEOUT = {24, -24, 36, 152, 255}
 NO_TESTS = {5, 33}

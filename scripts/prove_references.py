@@ -6,7 +6,7 @@ cost: the time, the proof's size, and whether results/ (50 MB in all) has room t
     python scripts/prove_references.py --store         # and store each that fits the budget
 
 Each record is copied to a scratch folder and `smtpuzzles certify` runs on the copy (the encoder's
-stored proof is kept; the reference proof is made, checked by smtpuzzles.proofs.lrat and stored there).
+stored proof is kept; the reference proof is made, checked by smtpuzzles.trusted.lrat and stored there).
 Nothing in results/ changes unless --store is given and the proof fits.
 """
 

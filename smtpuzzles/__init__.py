@@ -14,7 +14,7 @@ __all__ = ["solve", "audit", "Result", "AuditResult", "InputError", "LedgerError
 
 
 def __getattr__(name: str):
-    # Loaded on first use: `import smtpuzzles.proofs.lrat` alone (an auditor's checker) pulls in no solver.
+    # Loaded on first use: `import smtpuzzles.trusted.lrat` alone (an auditor's checker) pulls in no solver.
     if name in ("solve", "audit", "Result", "AuditResult"):
         from smtpuzzles import api
 

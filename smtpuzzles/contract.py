@@ -69,7 +69,7 @@ Optional (default in brackets):
     -> dict | None                          trusted: {"generators": [[[var, image], ...], ...],
                                             "blocks": [[literals, auxiliaries], ...] (its at-most-one
                                             ladders), "breaking": [literals], "covered": [literals],
-                                            "summary": words}; smtpuzzles.symmetry.check_formula
+                                            "summary": words}; smtpuzzles.trusted.symmetry.check_formula
                                             verifies it on F, and the reference proof is then of F
                                             and the breaking clause; "parts": true, or a clause of
                                             F, advises refuting it one literal of C (or of that

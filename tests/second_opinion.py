@@ -1,5 +1,5 @@
 """dratify's second opinion on the proofs this package checks (tests only: the package's own checkers
-are smtpuzzles.proofs.drup and smtpuzzles.proofs.lrat). dratify is independent pure Python and checks forward."""
+are smtpuzzles.proofs.drup and smtpuzzles.trusted.lrat). dratify is independent pure Python and checks forward."""
 
 from __future__ import annotations
 

@@ -1075,7 +1075,7 @@ def test_a_stored_proof_is_checked_against_the_query_built_here(run_of, monkeypa
     sizes = f"{record['lemmas']:,} lemmas, {record['bytes'] / 1e6:.1f} MB"
     against = f"the query built here ({record['variables']:,} variables)"
     assert re.fullmatch(re.escape(f"LRAT proof stored in the folder ({sizes}), checked against {against} by "
-                                  "smtpuzzles.proofs.lrat in ") + r"\d+\.\d s", found[1]), found[1]
+                                  "smtpuzzles.trusted.lrat in ") + r"\d+\.\d s", found[1]), found[1]
     assert report.evidence[-1] == found[1] and (report.verdict, report.unchecked_unsat) == ("clean", False)
     assert [(e["query"], e["solver"], e["state"]) for e in events] == [
         ("certificate", "its stored LRAT proof", "started"), ("certificate", "its stored LRAT proof", "done")]

@@ -1,4 +1,4 @@
-"""Soundness of the two proof checkers every checked claim rests on: smtpuzzles.proofs.lrat (linear LRAT)
+"""Soundness of the two proof checkers every checked claim rests on: smtpuzzles.trusted.lrat (linear LRAT)
 and smtpuzzles.proofs.drup (backward DRUP).
 
 Each bogus proof below is checked against a formula that is satisfiable, shown so by a model the
@@ -28,8 +28,8 @@ from pysat.solvers import Solver
 
 from smtpuzzles.proofs import proof
 from smtpuzzles.proofs.drup import check_drup, to_lrat
-from smtpuzzles.proofs import lrat as lrat_module
-from smtpuzzles.proofs.lrat import Limits, check_lrat
+from smtpuzzles.trusted import lrat as lrat_module
+from smtpuzzles.trusted.lrat import Limits, check_lrat
 
 
 # ------------------------------------------------------------------------------ the formulas' truth

@@ -1,7 +1,7 @@
 """Stored proofs: LRAT written from a checked DRUP proof, the linear LRAT checker, `certify`, and
 `audit --proof` on a folder that holds a proof.
 
-The LRAT checker (smtpuzzles.proofs.lrat) is tested against dratify, an independent DRUP checker: every
+The LRAT checker (smtpuzzles.trusted.lrat) is tested against dratify, an independent DRUP checker: every
 LRAT proof it accepts must also pass dratify once ids and hints are dropped, on proofs that must
 pass and on mutated ones. Expected answers come from brute force, the rules, or dratify.
 """
@@ -20,7 +20,7 @@ from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
 from smtpuzzles.proofs import proof
 from smtpuzzles.proofs.drup import check_drup, to_lrat
-from smtpuzzles.proofs.lrat import check_lrat
+from smtpuzzles.trusted.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
 from tests.second_opinion import dratify_check, lrat_as_drup

@@ -136,8 +136,8 @@ def test_cake_lpr_accepts_the_proofs_where_it_is_to_be_had(cli, honest, tmp_path
 
 LRAT_STAND_IN = f"""
 sys.path.insert(0, {str(HERE.parent)!r})
-from smtpuzzles.proofs.dimacs import read_dimacs
-from smtpuzzles.proofs.lrat import check_lrat
+from smtpuzzles.trusted.dimacs import read_dimacs
+from smtpuzzles.trusted.lrat import check_lrat
 nvars, clauses = read_dimacs(open(sys.argv[1], 'rb').read())
 verdict = check_lrat(nvars, clauses, open(sys.argv[2], 'rb').read())
 print('s VERIFIED UNSAT' if verdict.ok else 's NOT VERIFIED ' + verdict.message)

@@ -1,7 +1,7 @@
 """certify_query's CaDiCaL path: CaDiCaL 1.9.5 writes LRAT (through python-sat internals, isolated in
-`proof.cadical_lrat_solver`), `proof.trim_lrat` keeps what the refutation used, smtpuzzles.proofs.lrat checks it.
+`proof.cadical_lrat_solver`), `proof.trim_lrat` keeps what the refutation used, smtpuzzles.trusted.lrat checks it.
 
-Every proof made here must pass smtpuzzles.proofs.lrat and dratify (an independent checker, reading the LRAT
+Every proof made here must pass smtpuzzles.trusted.lrat and dratify (an independent checker, reading the LRAT
 as DRUP); the trim must keep every lemma a kept hint names (its proof checks exactly when CaDiCaL's
 whole proof does, and holds nothing CaDiCaL's does not); a python-sat without the internals falls
 back to the DRUP path with one line saying so. Expected answers come from brute force or the rules."""
@@ -15,7 +15,7 @@ from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
 from test_proof import INFEASIBLE_BOARD, UNIQUE_BOARD, _as_dimacs, _pigeonhole, one_line
 from smtpuzzles.proofs import proof
-from smtpuzzles.proofs.lrat import check_lrat
+from smtpuzzles.trusted.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
 from tests.second_opinion import dratify_check, lrat_as_drup
@@ -177,7 +177,7 @@ def test_the_trim_reads_a_file_by_blocks_as_it_reads_bytes(made, tmp_path, monke
 @pytest.mark.parametrize("cap, fragment", [
     ({"disk_bytes": 2_000}, "proof passed 2,000 bytes after"),  # CaDiCaL stopped while writing
     ({"text_bytes": 2_000}, "more than 2,000 bytes of LRAT text, more than the audit reads"),
-    ({"lemmas": 3}, "rests on more than 3 lemmas, more than smtpuzzles.proofs.lrat checks"),
+    ({"lemmas": 3}, "rests on more than 3 lemmas, more than smtpuzzles.trusted.lrat checks"),
     ({"line_bytes": 40}, "a proof line longer than 40 bytes"),
 ])
 def test_a_proof_past_its_budget_is_refused_in_one_line(cap, fragment, monkeypatch):

@@ -1,6 +1,6 @@
 """Proofs in parts (smtpuzzles.proofs.proof, `split`): a query refuted once per literal of one of its
 clauses, the parts joined into one LRAT proof of the query itself. Nothing of the joining is
-trusted: smtpuzzles.proofs.lrat checks the joined proof against the query alone, and dratify gives a
+trusted: smtpuzzles.trusted.lrat checks the joined proof against the query alone, and dratify gives a
 second opinion. Tested on a hand-made formula, on King's-tour reference formulas, through certify
 and the audit, and with the joined proof broken one way at a time."""
 
@@ -16,7 +16,7 @@ from conftest import kingtour_encoding_with, one_error_line
 from second_opinion import dratify_check, lrat_as_drup
 from smtpuzzles.proofs import parts
 from smtpuzzles.proofs import proof as proofs
-from smtpuzzles.proofs.lrat import check_lrat
+from smtpuzzles.trusted.lrat import check_lrat
 
 
 def dimacs(nvars: int, clauses) -> proofs.Dimacs:
@@ -178,7 +178,7 @@ def test_a_joined_proof_past_the_stored_caps_is_checked_and_not_kept(monkeypatch
     checked = proofs.certify_query(SMALL, split=1, budget=proofs.ProofBudget(text_bytes=len(kept.lrat) // 2))
     assert checked.lrat == b"" and checked.lemmas == kept.lemmas
     # Past a checker's cap of a stored proof (its lemma count here) it is not kept either.
-    from smtpuzzles.proofs import lrat
+    from smtpuzzles.trusted import lrat
 
     monkeypatch.setattr(lrat, "LIMITS", lrat.Limits(lemmas=kept.lemmas - 1))
     assert proofs.certify_query(SMALL, split=1).lrat == b""
@@ -194,7 +194,7 @@ def test_certify_stores_the_claims_proof_and_says_a_reference_too_large_to_store
     monkeypatch.setattr(proposals, "proposal", lambda board, claim: dict(real(board, claim), parts=True))
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
-    from smtpuzzles.proofs import lrat
+    from smtpuzzles.trusted import lrat
 
     monkeypatch.setattr(lrat, "LIMITS", lrat.Limits(lemmas=50))  # the closing claim's proof is not in parts
     code, out, err = cli("certify", run_dir)
@@ -427,7 +427,7 @@ def test_a_kept_part_of_too_many_lemmas_is_made_again_not_read(tmp_path, monkeyp
     """A part read back may hold no more lemmas than a checked proof may (its ids are memory)."""
     import gzip
 
-    from smtpuzzles.proofs import lrat
+    from smtpuzzles.trusted import lrat
 
     made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
     part = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
@@ -449,7 +449,7 @@ def test_checking_kept_parts_costs_no_more_per_byte_than_a_stored_proof(tmp_path
     import dataclasses
     import gzip
 
-    from smtpuzzles.proofs import lrat
+    from smtpuzzles.trusted import lrat
 
     width, repeats = 40, 1500  # about 2.5 million literals looked at: past the checker's first clock
     n = 3 + 2 * width

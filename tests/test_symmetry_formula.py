@@ -1,4 +1,4 @@
-"""Symmetry breaking on a reference formula (smtpuzzles.symmetry.check_formula): the lemma a puzzle
+"""Symmetry breaking on a reference formula (smtpuzzles.trusted.symmetry.check_formula): the lemma a puzzle
 proposes is checked on the DIMACS clauses alone. Tested three ways: the ladder the check
 regenerates is exactly "at most one" (every assignment); on King's-tour boards the formula with the
 breaking clause keeps the brute force's optimum; and proposals or formulas broken one way each are
@@ -13,11 +13,11 @@ import pytest
 from pysat.solvers import Solver
 
 from smtpuzzles.puzzles import kingtour
-from smtpuzzles.puzzles.rules import cnf
+from smtpuzzles.trusted import cnf
 from smtpuzzles.puzzles.kingtour import symmetry as proposals
 from smtpuzzles.puzzles.rules import kingtour as rules
-from smtpuzzles import symmetry as symmetry_module
-from smtpuzzles.symmetry import FormulaLemma, check_formula, ladder, lemma_from_json
+from smtpuzzles.trusted import symmetry as symmetry_module
+from smtpuzzles.trusted.symmetry import FormulaLemma, check_formula, ladder, lemma_from_json
 from test_checker_soundness import Mutation, assert_each_mutant_is_caught
 from test_rules_reference import just_below, kt_board, kt_brute_optimum
 

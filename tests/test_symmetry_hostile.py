@@ -1,4 +1,4 @@
-"""A hostile review of smtpuzzles.symmetry.check_formula and lemma_from_json: the proposals it found
+"""A hostile review of smtpuzzles.trusted.symmetry.check_formula and lemma_from_json: the proposals it found
 that gave a false verdict, a traceback or quadratic work, each now refused or bounded."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pysat.solvers import Solver
 
-from smtpuzzles.symmetry import GROUP_LIMIT, closure, ladder, lemma_from_json
+from smtpuzzles.trusted.symmetry import GROUP_LIMIT, closure, ladder, lemma_from_json
 
 
 def sat(clauses) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.canonical import canonical_json
-from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
+from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
 from smtpuzzles.objectives import claim_terms, describe
 from smtpuzzles.folders.readback import Rules, recorded_claim_terms, same_json
 from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
@@ -118,7 +118,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     outcome is left to `prove_both` to word, which knows what became of the encoder's query."""
     from smtpuzzles.auditing import witness
     from smtpuzzles.folders.readback import reference_query
-    from smtpuzzles.proofs.dimacs import ProofError
+    from smtpuzzles.trusted.dimacs import ProofError
 
     if claim is None:
         return None
@@ -190,7 +190,7 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
 def _no_proof(report, kind: ProofKind, exc) -> str:
     """The finding for a proof that could not be made: a model found (the claim is false; the
     reference's is worded by `prove_both`), or none made in time or within the caps (undecided)."""
-    from smtpuzzles.proofs.dimacs import Satisfiable
+    from smtpuzzles.trusted.dimacs import Satisfiable
 
     if isinstance(exc, Satisfiable):
         if kind.key == MAIN_PROOF.key:
@@ -205,7 +205,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
     proof-logging solver and its proof checked here, and by `checkers` when given (the
     certificate's claim is done above)."""
     from smtpuzzles.proofs import external, proof as proofs
-    from smtpuzzles.proofs.dimacs import Satisfiable
+    from smtpuzzles.trusted.dimacs import Satisfiable
 
     tell = progress or (lambda event: None)
     where = folder.steps_where
@@ -239,7 +239,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
         how = "a DRUP proof checked by smtpuzzles.proofs.drup" if not checkers else \
-            "an LRAT proof checked by smtpuzzles.proofs.lrat and by " + " and ".join(c.name for c in checkers)
+            "an LRAT proof checked by smtpuzzles.trusted.lrat and by " + " and ".join(c.name for c in checkers)
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
                 f"with {how}"
         report.add("proof", True, words)
@@ -249,7 +249,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
 def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None,
                      checkers=()) -> str:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
-    checked by smtpuzzles.proofs.lrat, the checker a stored proof answers to, and by `checkers`."""
+    checked by smtpuzzles.trusted.lrat, the checker a stored proof answers to, and by `checkers`."""
     from smtpuzzles.proofs import external, proof as proofs
 
     tell = progress or (lambda event: None)
@@ -271,7 +271,7 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     maker = (f"made by {made.solver}, {made.found} of them found in the --keep-parts folder," if made.found
              else f"made here by {made.solver}")
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
-             f"and checked by smtpuzzles.proofs.lrat, in {made.seconds:.1f} s")
+             f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
     outcomes = [_proof_verdict(report, kind, True, words, "")]
     outcomes += [_outside_verdict(report, kind, *tally.verdict(split)) for tally in kept if tally.checker.counts]
     return _worst(outcomes)
@@ -282,10 +282,10 @@ def _worst(outcomes: list[str]) -> str:
 
 
 def _outside_verdict(report, kind: ProofKind, ok: bool | None, words: str) -> str:
-    """What the outside checker said of a proof smtpuzzles.proofs.lrat accepted: a rejection fails
+    """What the outside checker said of a proof smtpuzzles.trusted.lrat accepted: a rejection fails
     the claim (the checker the auditor chose does not back it), no verdict in time leaves it undecided."""
     report.add(kind.section, ok, f"the same {kind.label}: {words}" if ok else
-               f"the {kind.label} smtpuzzles.proofs.lrat accepted was not accepted by the outside checker: {words}")
+               f"the {kind.label} smtpuzzles.trusted.lrat accepted was not accepted by the outside checker: {words}")
     if ok:
         report.evidence.append(f"the {kind.label}, {words}")
         return PROVED
@@ -344,7 +344,7 @@ def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, tim
         return UNDECIDED
     of = "" if kind.key == MAIN_PROOF.key else " of the reference formula"
     words = (f"LRAT proof{of} stored in the folder ({lemmas:,} lemmas, {digest[1] / 1e6:.1f} MB), checked against "
-             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.proofs.lrat in {seconds:.1f} s")
+             f"{kind.of} ({query.variables:,} variables) by smtpuzzles.trusted.lrat in {seconds:.1f} s")
     outcome = _proof_verdict(report, kind, ok, words, f"the stored {label} was rejected: {message}")
     outcomes = [outcome]
     for checker in checkers if outcome == PROVED else ():

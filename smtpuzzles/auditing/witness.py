@@ -29,7 +29,7 @@ def solutions_of(claim: dict, solution: dict | None) -> list[dict]:
 def check(module, instance, claim: dict, solution: dict | None, timeout: float | None = None) -> tuple[bool | None, str]:
     """(ok, one line): ok True when F admits every witness (or, with none, the brute force agrees
     that there is no solution), False when F rejects one, None when it could not be decided."""
-    from smtpuzzles.proofs.dimacs import read_dimacs
+    from smtpuzzles.trusted.dimacs import read_dimacs
 
     witnesses, whose = solutions_of(claim, solution), "the run's"
     if not witnesses:

@@ -127,7 +127,7 @@ def recorded_claim_terms(enc, claim: dict, where: str) -> list:
 @dataclass(frozen=True)
 class ReferenceQuery:
     """What a reference proof refutes: the reference formula F alone, or F and the breaking clause
-    of a symmetry lemma the puzzle proposed and `smtpuzzles.symmetry.check_formula` verified here."""
+    of a symmetry lemma the puzzle proposed and `smtpuzzles.trusted.symmetry.check_formula` verified here."""
 
     plain: object  # proofs.Dimacs of F
     broken: object | None  # proofs.Dimacs of F & C, None without a lemma that holds
@@ -149,7 +149,7 @@ def reference_query(module, instance, claim: dict, where: str, timeout: float | 
     within `timeout` seconds where the puzzle's hook watches the time: past them, a ProofError (no
     proof, the time limit ran out), as a proof past its time limit is."""
     from smtpuzzles.proofs import proof as proofs
-    from smtpuzzles.symmetry import check_formula, lemma_from_json
+    from smtpuzzles.trusted.symmetry import check_formula, lemma_from_json
 
     module = adopt(module)
     if module.reference is None:

@@ -368,7 +368,7 @@ def to_lrat(nvars: int, formula: Sequence[Sequence[int]], steps: Sequence[tuple[
     """The refutation a successful backward check found, written as an LRAT proof.
 
     LRAT gives every lemma the ids of the clauses that make it RUP, in the order unit propagation
-    uses them, so a checker needs no search: one pass, linear in the proof (`smtpuzzles.proofs.lrat`, or
+    uses them, so a checker needs no search: one pass, linear in the proof (`smtpuzzles.trusted.lrat`, or
     cake_lpr). Only what the check marked is kept: the core of the formula and the used lemmas, in
     their order, with no deletions, so every lemma's check sees a superset of what it used in the
     backward check and succeeds again here. Top-level assignments a lemma leans on are written as

@@ -1,7 +1,7 @@
 """`smtpuzzles proofs RUN_DIR --out DIR`: every proof the audit checks or makes for a run's claim,
 written out as DIMACS and LRAT files with a README.txt saying what each claims and a check.sh that
 checks them all with cake_lpr (or any LRAT checker), so an auditor with no Python can re-check a
-record. The audit itself checks each proof with smtpuzzles.proofs.lrat before it is written here.
+record. The audit itself checks each proof with smtpuzzles.trusted.lrat before it is written here.
 
 It is a sink the audit hands proofs to, as it hands them to an outside checker: the formula is the
 one the audit built (never a folder's copy), and a proof made in parts is written as the formula
@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.proofs.dimacs import Dimacs
+from smtpuzzles.trusted.dimacs import Dimacs
 
 STEM = {"proof": "encoder", "reference_proof": "reference"}  # the audit's proof labels, as file names
 ACCEPTED = "s VERIFIED UNSAT"
@@ -111,7 +111,7 @@ class ProofFiles:
                 f"{escaped(str(report.value))[:200]}; audit {report.verdict}.", "",
                 "Each FORMULA.cnf below is DIMACS that smtpuzzles built itself from the recorded instance (a run",
                 "folder's own formulas are never used), and each .lrat file an LRAT proof that it has no",
-                "solution, which smtpuzzles.proofs.lrat checked before writing it. Check them with any LRAT",
+                "solution, which smtpuzzles.trusted.lrat checked before writing it. Check them with any LRAT",
                 "checker, such as cake_lpr, the formally verified checker the SAT Competition uses:", "",
                 "    sh check.sh                     # cake_lpr on PATH",
                 "    CHECKER=/path/to/checker sh check.sh", "",

@@ -1,7 +1,7 @@
 """A second LRAT checker from outside this tool: cake_lpr, the formally verified checker the SAT
 Competition uses, or any program called as `CHECKER FORMULA.cnf PROOF.lrat` that prints the line
 `s VERIFIED UNSAT` and exits 0 when the proof refutes the formula. `audit --proof --checker PATH`
-hands it every proof the audit checks or makes, beside smtpuzzles.proofs.lrat, so a claim can rest
+hands it every proof the audit checks or makes, beside smtpuzzles.trusted.lrat, so a claim can rest
 on a checker this project did not write.
 
 The program is run in a child process with a time bound, its output read no further than its
@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.proofs.dimacs import Dimacs
+from smtpuzzles.trusted.dimacs import Dimacs
 
 ACCEPTED = b"s VERIFIED UNSAT"
 DEFAULT_NAME = "cake_lpr"  # looked up on PATH when no --checker is given
@@ -27,7 +27,7 @@ POLL = 0.1
 @dataclass(frozen=True)
 class ExternalChecker:
     path: str  # absolute
-    counts = True  # its verdict is reported, beside smtpuzzles.proofs.lrat's
+    counts = True  # its verdict is reported, beside smtpuzzles.trusted.lrat's
 
     @property
     def name(self) -> str:

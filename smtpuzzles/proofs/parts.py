@@ -1,5 +1,5 @@
 """Proofs in parts: a query Q refuted once per literal l of one of its clauses (Q & l, a part), the
-parts joined into one LRAT proof of Q that smtpuzzles.proofs.lrat checks against Q alone, line by
+parts joined into one LRAT proof of Q that smtpuzzles.trusted.lrat checks against Q alone, line by
 line as the parts are made, so none of the joining is trusted.
 
 Each part's lemmas are weakened by -l: a lemma E that followed from Q & l becomes E | -l, which
@@ -23,9 +23,9 @@ import os
 import time
 from dataclasses import replace
 
-from smtpuzzles.proofs import lrat
-from smtpuzzles.proofs.dimacs import Dimacs, ProofError, clause_lines
-from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS, check_lrat
+from smtpuzzles.trusted import lrat
+from smtpuzzles.trusted.dimacs import Dimacs, ProofError, clause_lines
+from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS, check_lrat
 
 
 class _FoundPartRejected(ProofError):

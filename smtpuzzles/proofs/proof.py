@@ -6,7 +6,7 @@ plus each assumption asserted, exactly as the sat engine adds them) as determini
 `prove` refutes it with a proof-logging solver in a child process and returns its DRUP proof;
 `check` verifies the proof with a checker that shares no code with the solver. `certify_query` makes
 the LRAT proof a run folder stores: CaDiCaL writes LRAT itself, a linear backward pass keeps what the
-refutation used, and smtpuzzles.proofs.lrat checks the result before it is returned. CaDiCaL's raw proof
+refutation used, and smtpuzzles.trusted.lrat checks the result before it is returned. CaDiCaL's raw proof
 (18.6 GB on the 12x12 reference formula) stays on disk and is read in blocks; `ProofBudget` says
 what one proof may take, and past it certify stops with one line.
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from smtpuzzles.formula import Formula, Term
-from smtpuzzles.proofs.dimacs import (  # noqa: F401 - this module's names for them, as callers use
+from smtpuzzles.trusted.dimacs import (  # noqa: F401 - this module's names for them, as callers use
     Dimacs, ProofError, ReferenceProofError, Satisfiable, clause_lines, dimacs_of, read_dimacs)
 from smtpuzzles.children import die_with_parent
-from smtpuzzles.proofs.lrat import LIMITS as LRAT_LIMITS
+from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
 
 
 # A stored proof is read no further than this, as text; a DRUP proof checked by smtpuzzles.proofs.drup
@@ -348,13 +348,13 @@ class ProofBudget:
 
     CaDiCaL's raw LRAT proof stays on disk (the temporary folder) and is read in blocks: its size
     costs disk, not memory. Memory holds the proof text kept (at most `text_bytes`, what the audit
-    reads of a stored proof, so a larger one could never be audited), smtpuzzles.proofs.lrat's clauses
+    reads of a stored proof, so a larger one could never be audited), smtpuzzles.trusted.lrat's clauses
     (under its Limits), a block, and per lemma kept about 80 bytes of ids and offsets."""
 
     disk_bytes: int = 32 * GiB  # CaDiCaL's raw proof on disk: the solver is stopped past it
     line_bytes: int = 64 * MiB  # one line of the raw proof (a deletion line can list many ids)
     text_bytes: int = MAX_PROOF_BYTES  # proof text held whole: the LRAT kept, or a DRUP proof
-    lemmas: int = LRAT_LIMITS.lemmas  # lemmas kept: no more than smtpuzzles.proofs.lrat checks
+    lemmas: int = LRAT_LIMITS.lemmas  # lemmas kept: no more than smtpuzzles.trusted.lrat checks
 
 
 BUDGET = ProofBudget()
@@ -363,7 +363,7 @@ BUDGET = ProofBudget()
 def trim_lrat(raw, nclauses: int, trim: bool = True, budget: ProofBudget | None = None) -> bytes:
     """The lemmas of CaDiCaL's LRAT proof `raw` (a file's path, read by offset and never whole, or
     bytes) that the empty clause rests on, through hints (all lemmas up to it when not `trim`), in
-    their order, without deletions. Not trusted (smtpuzzles.proofs.lrat checks the result). One backward
+    their order, without deletions. Not trusted (smtpuzzles.trusted.lrat checks the result). One backward
     pass in blocks marks the hints; the lemmas kept are then read again by offset. Past a cap of
     `budget` (BUDGET) it stops with a ProofError, one line.
 
@@ -467,7 +467,7 @@ def _kept_lemmas(proof: _RawProof, trim: bool, budget: ProofBudget) -> tuple:
         text += len(line) + 1
         if len(ids) > budget.lemmas:
             raise ProofError(f"the refutation rests on more than {budget.lemmas:,} lemmas, more than "
-                             "smtpuzzles.proofs.lrat checks", "proof")
+                             "smtpuzzles.trusted.lrat checks", "proof")
         if text > budget.text_bytes:
             raise ProofError(_over_text(budget), "proof")
     return offsets, lengths, ids
@@ -580,7 +580,7 @@ class Certified:
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
                   keep: bool = True, parts_dir=None, observe=None) -> Certified:
-    """Refute `query` and return the LRAT proof of it that smtpuzzles.proofs.lrat has checked; ProofError
+    """Refute `query` and return the LRAT proof of it that smtpuzzles.trusted.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
     `solver` LRAT_SOLVER (the default): CaDiCaL 1.9.5 writes LRAT, `trim_lrat` keeps what the
@@ -642,7 +642,7 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
     import time
     from pathlib import Path
 
-    from smtpuzzles.proofs.lrat import check_lrat
+    from smtpuzzles.trusted.lrat import check_lrat
 
     # CaDiCaL's raw proof (gigabytes on large queries) stays on disk; only what is kept is read in.
     with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
@@ -676,7 +676,7 @@ def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes
 
 def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say, budget: ProofBudget):
     from smtpuzzles.proofs.drup import check_drup, to_lrat
-    from smtpuzzles.proofs.lrat import check_lrat
+    from smtpuzzles.trusted.lrat import check_lrat
 
     made = Proof(*_refute(query, solver, timeout, budget.text_bytes))  # read whole: the text budget
     nvars, clauses = query.clause_list()
@@ -692,10 +692,10 @@ def _certify_drup(query: Dimacs, solver: str, timeout: float | None, say, budget
 
 def check_lrat_text(query: Dimacs | str | bytes, lrat, deadline: float | None = None) -> tuple[bool | None, str, int]:
     """(ok, one line, lemmas checked) of an LRAT proof (bytes, or an iterable of its lines)
-    against the query, by smtpuzzles.proofs.lrat; ok is None when `deadline` (time.monotonic()) passed
-    first. A proof past a cap of smtpuzzles.proofs.lrat.Limits raises ProofError (refused, not judged);
+    against the query, by smtpuzzles.trusted.lrat; ok is None when `deadline` (time.monotonic()) passed
+    first. A proof past a cap of smtpuzzles.trusted.lrat.Limits raises ProofError (refused, not judged);
     any other bad query or proof is (False, why, lemmas)."""
-    from smtpuzzles.proofs.lrat import check_lrat
+    from smtpuzzles.trusted.lrat import check_lrat
 
     text = query.text if isinstance(query, Dimacs) else query
     try:

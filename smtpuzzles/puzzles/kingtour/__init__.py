@@ -145,7 +145,7 @@ def reference_witness(instance, solution: dict) -> list[int]:
 
 def reference_symmetry(instance, claim: dict) -> dict | None:
     """The board's symmetries as a lemma on that formula (the tour's start among orbit
-    representatives), checked by smtpuzzles.symmetry.check_formula before a proof may use it: on
+    representatives), checked by smtpuzzles.trusted.symmetry.check_formula before a proof may use it: on
     the 9x9 closing claim CaDiCaL refutes the reference formula 5.5x faster with it."""
     from smtpuzzles.puzzles.kingtour import symmetry
 

@@ -1,4 +1,4 @@
-"""The King's-tour reference formula's symmetry, proposed for smtpuzzles.symmetry.check_formula to
+"""The King's-tour reference formula's symmetry, proposed for smtpuzzles.trusted.symmetry.check_formula to
 verify before a proof uses it (so none of this is trusted, and none of it is in the rules file)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _built_for(board, claim: dict):
 
 
 def proposal(board, claim: dict) -> dict | None:
-    """A proposal, checked by smtpuzzles.symmetry.check_formula before any proof uses it: the maps of
+    """A proposal, checked by smtpuzzles.trusted.symmetry.check_formula before any proof uses it: the maps of
     the square that keep the boxes and the clues move the cells (digits and visits with them) and
     leave every step's digit, so the claim, alone; each start cell is moved to the smallest of its
     orbit, so the tour may be asked to start in one of those. None where no map qualifies."""

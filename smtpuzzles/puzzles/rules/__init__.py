@@ -9,7 +9,8 @@ solution other than these") can also be decided, and proved, on a formula that s
 the main encoder.
 
 They share no code with the main encoders, `smtpuzzles.formula` or `smtpuzzles.objective`, and do
-not import the puzzle modules: only the Python standard library and `cnf.py`, their own small CNF
-builder. Each puzzle module exports `reference(instance, claim) -> cnf.Reference` and
+not import the puzzle modules: only the Python standard library and `smtpuzzles.trusted.cnf`, their
+own small CNF builder, which is part of the trust base. Each puzzle module exports
+`reference(instance, claim) -> cnf.Reference`, `witness(instance, solution)` and
 `decode(instance, model) -> solution` (the puzzle's JSON form, for its referee to check).
 """

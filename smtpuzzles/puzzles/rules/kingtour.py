@@ -8,7 +8,7 @@ solution's number is lexicographically greater than `best`, a list of N*N digits
 
 from __future__ import annotations
 
-from .cnf import Reference, true_vars
+from smtpuzzles.trusted.cnf import Reference, true_vars
 
 
 def _declare(board) -> tuple[Reference, dict, dict, dict]:

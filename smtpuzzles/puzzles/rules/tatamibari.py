@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from .cnf import Reference, true_vars
+from smtpuzzles.trusted.cnf import Reference, true_vars
 
 CLUES = "+-|?"
 
