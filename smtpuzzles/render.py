@@ -38,7 +38,7 @@ def print_all(console: Console, renderables: Sequence) -> None:
     """Print in order. A Text marked no_wrap (a map wider than the terminal, a command to copy) keeps
     its lines whole: rich's print would otherwise re-flow it (it joins texts into a new Text that
     forgets no_wrap) and crop it at the console's width. A renderable made only when shown (rich's
-    `__rich__`, as Rogue's map) is made here first, so that the same holds of what it makes."""
+    `__rich__`: a large map drawn only if printed) is made here first, so that the same holds of it."""
     for renderable in map(rich_cast, renderables):
         if isinstance(renderable, Group):  # its parts in turn, so that a no_wrap Text inside keeps too
             print_all(console, renderable.renderables)
