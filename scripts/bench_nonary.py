@@ -1,8 +1,18 @@
 """Nonary Game benchmark: the SMT default against the brute-force reference from the tests, side by
 side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
 
+  python scripts/bench_nonary.py --classes seed tiny mixed hard [--hard 6] [--repeat 3]
   python scripts/bench_nonary.py [--count 40] [--brute-limit 60]
   python scripts/bench_nonary.py --hard 12   # the class of issue 17, below
+
+--classes: per class of maps, whole runs (`run.solve`, ledger included, in this process after one
+unmeasured run) and the brute force on the same map, one after the other, CPU seconds of this
+process (the solver's threads included; the brute force given up after --brute-limit seconds of
+CPU), the median of --repeat pairs a map; then per class the
+medians and the per-map ratio (min-median-max). Classes: `seed` (the ten seed maps), `tiny` (20 maps
+of 1..4 rooms and 3..12 doors), `mixed` (the 40 random maps below, the benchmark set), `refutation`
+(the maps of the 20- and 30-door sets of --doors whose optimum is below 9, so that best + 1 is
+refuted), `hard` (the --hard class). A map whose brute force takes over a second is measured once.
 
 --hard N: the class where the answer needs a refutation of best + 1 on a map with many doors (issue
 17): the known stall (the mixed set's map 5: 7 rooms, 39 doors, optimum 7), then the first N maps
@@ -16,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -66,8 +77,94 @@ def hard_class(count: int) -> tuple[list, int]:
     return cases, passed_over
 
 
+def cpu_brute(doors, limit: float):
+    """(answer or None, CPU seconds) of the brute force, given up after `limit` seconds of CPU (a
+    wall-clock limit on a loaded machine gives up after less work than it says)."""
+    def alarm(*_):
+        raise TooLong()
+
+    signal.signal(signal.SIGPROF, alarm)
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    started = time.process_time()
+    try:
+        return most_escapees(doors), time.process_time() - started
+    except (TooLong, RecursionError):
+        return None, time.process_time() - started
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_limit: float) -> None:
+    mixed = [(f"random {i}", random_game(i, rooms=2 + i % 7, doors=4 + (i * 7) % 37)) for i in range(40)]
+    sets = {
+        "seed": [(f"seed {p.stem}", json.loads(p.read_text()))
+                 for p in sorted((ROOT / "smtpuzzles" / "examples" / "nonary").glob("[01]*.json"))],
+        "tiny": [(f"tiny {i}", random_game(3000 + i, rooms=1 + i % 4, doors=3 + i % 10)) for i in range(20)],
+        "mixed": mixed,
+        # the 20- and 30-door sets' maps whose optimum is below 9, picked by the brute force's answer
+        "refutation": [(f"{d} doors {1000 + i}", random_game(1000 + i, rooms=2 + i % 7, doors=d))
+                       for d in (20, 30) for i in range(20)],
+    }
+    if "hard" in names:
+        sets["hard"] = hard_class(hard)[0]
+    print(f"CPU seconds in this process, median of {repeat} interleaved pairs a map (hard: 1)", flush=True)
+    print(f"{'case':14} {'doors':>5} {'escape':>6} {'enc':>9} {'SMT s':>8} {'brute s':>8} {'ratio':>8}", flush=True)
+    summary = []
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = sets["seed"][0][1] if "seed" in sets else [[9, 0, -1]]
+        runner.solve(nonary, nonary.from_doors(warm), json.dumps(warm), out_dir=Path(tmp))  # tables made once
+        seen: dict = {}
+        for name in names:
+            rows = []
+            for label, doors in sets[name]:
+                if label not in seen:
+                    smt, ref, values, statuses = [], [], set(), set()
+                    for k in range(1 if name == "hard" else repeat):
+                        if k and ref[0] > 1:  # a map of seconds is measured once
+                            break
+                        started = time.process_time()
+                        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=Path(tmp),
+                                                  time_limit=check_limit)
+                        smt.append(time.process_time() - started)
+                        statuses.add(outcome.status)
+                        values.add(outcome.value)
+                        answer, seconds = cpu_brute(doors, brute_limit)
+                        ref.append(seconds)
+                    enc = nonary.encode(nonary.from_doors(doors))
+                    form = "chains" if enc.notes.get("positions") is None else \
+                        "plan" if 9 in values and enc.notes["moves"] == enc.notes["positions"] - 1 else "listing"
+                    seen[label] = (statistics.median(smt), statistics.median(ref), answer, statuses, values, form)
+                smt_s, ref_s, answer, statuses, values, form = seen[label]
+                if name == "refutation" and (answer is None or answer == 9):
+                    continue
+                agree = statuses == {"optimal"} and (answer is None or values == {answer})
+                ratio = smt_s / ref_s if answer is not None else smt_s / brute_limit
+                rows.append((smt_s, ref_s if answer is not None else brute_limit, ratio, agree))
+                shown = f"{ratio:7.2f}x" if answer is not None else f"<{ratio:6.3f}x"
+                print(f"{label:14} {len(doors):5d} {min(values) if values else '?':>6} {form:>9} {smt_s:8.4f} "
+                      f"{ref_s:8.4f} {shown}{'' if agree else '  DISAGREE'}{'' if answer is not None else ' (brute gave up)'}",
+                      flush=True)
+            ratios = [r[2] for r in rows]
+            # Beside it, the maps the brute force needs 10 ms or more for: below that, a run's fixed
+            # cost (ledger written and synced to disk, about 4 ms of CPU) is most of the ratio.
+            longer = [r[2] for r in rows if r[1] >= 0.01]
+            summary.append((name, len(rows), statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows),
+                            min(ratios), statistics.median(ratios), max(ratios), all(r[3] for r in rows),
+                            sum(r[0] for r in rows), sum(r[1] for r in rows),
+                            f"{statistics.median(longer):.3f}x of {len(longer)}" if longer else "-"))
+    print(f"\n{'class':11} {'maps':>4} {'SMT median':>10} {'brute median':>12} {'ratio of medians':>16} "
+          f"{'per-map ratio min-median-max':>30} {'SMT total':>9} {'brute total':>11} agree  brute >= 10 ms: median",
+          flush=True)
+    for name, n, smt_m, ref_m, lo, mid, hi, agree, smt_t, ref_t, longer in summary:
+        print(f"{name:11} {n:4d} {smt_m:10.4f} {ref_m:12.4f} {smt_m / ref_m:15.2f}x {lo:10.3f}-{mid:.3f}-{hi:.1f}x "
+              f"{smt_t:9.2f} {ref_t:11.2f} {'yes' if agree else 'NO':>5}  {longer}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--classes", nargs="+", choices=["seed", "tiny", "mixed", "refutation", "hard"],
+                        help="per-class table (see above)")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs a map with --classes (the hard class: 1)")
     parser.add_argument("--count", type=int, default=40, help="random maps")
     parser.add_argument("--brute-limit", type=float, default=60.0, help="seconds before the brute force is given up")
     parser.add_argument("--check-limit", type=float, default=120.0, help="seconds allowed per solver check")
@@ -80,6 +177,9 @@ def main() -> int:
     parser.add_argument("--hard", type=int, metavar="N",
                         help="the known stall and N maps of 5..8 rooms, 30..45 doors, where somebody stays in")
     args = parser.parse_args()
+    if args.classes:
+        classes(args.classes, 6 if args.hard is None else args.hard, args.repeat, args.brute_limit, args.check_limit)
+        return 0
     cases = []
     if args.hard is not None:
         cases, passed_over = hard_class(args.hard)
