@@ -87,7 +87,7 @@ def unique_48(tmp_path_factory) -> Path:
 
 
 LIMIT = 2.0
-FACTOR = 4  # the proofs each get the limit, and reading and rebuilding the encoder's formula take ~1 s
+FACTOR = 5  # the proofs each get the limit, reading and rebuilding take ~1 s (was 240 s: over 100x)
 
 
 def test_2_audit_proof_on_a_large_tatamibari_keeps_within_its_time_limit(cli, unique_48):
