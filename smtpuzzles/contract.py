@@ -344,6 +344,11 @@ class Puzzle:
         self.brute_force: Callable[[Any, int], list | None] | None = getattr(source, "brute_force", None)
         self.draw: Callable[[Any, dict | None], str] | None = getattr(source, "draw", None)
         self.CONVERTS: str | None = getattr(source, "CONVERTS", None)
+        # Hooks with a default behind a method of the same name, read once like the rest.
+        self._describe: Callable[[Any], str] | None = getattr(source, "describe", None)
+        self._same_solution: Callable[[Any, dict, dict], bool] | None = getattr(source, "same_solution", None)
+        self._progress: Callable[[Any, int | None], Any] | None = getattr(source, "progress", None)
+        self._examples: Callable[[], Iterable[Example]] | None = getattr(source, "examples", None)
 
     def __repr__(self) -> str:
         return f"<puzzle {self.NAME} from {getattr(self.source, '__name__', self.source)!r}>"
@@ -375,19 +380,16 @@ class Puzzle:
 
     # ------------------------------------------------------------------------------------ optional
     def describe(self, instance) -> str:
-        describe = getattr(self.source, "describe", None)
-        return describe(instance) if describe else ""
+        return self._describe(instance) if self._describe else ""
 
     def same_solution(self, instance, a: dict, b: dict) -> bool:
-        same = getattr(self.source, "same_solution", None)
-        if same is None:
+        if self._same_solution is None:
             return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-        return bool(same(instance, a, b))
+        return bool(self._same_solution(instance, a, b))
 
     def progress(self, value, proved: int | None):
-        progress = getattr(self.source, "progress", None)
-        if progress is not None:
-            return progress(value, proved)
+        if self._progress is not None:
+            return self._progress(value, proved)
         from rich.text import Text
 
         shown = self.value_json(value)
@@ -396,8 +398,7 @@ class Puzzle:
         return Text(f"best so far: {shown}", style="bold")
 
     def examples(self) -> Iterable[Example]:
-        examples = getattr(self.source, "examples", None)
-        return examples() if examples else ()
+        return self._examples() if self._examples else ()
 
     def engine_params(self, engine: str, given: dict | None = None) -> dict:
         """The parameters a run on `engine` asks for: the puzzle's measured best, under `given`."""

@@ -278,3 +278,15 @@ def test_a_plugin_that_names_its_certificate_hook_certify_still_has_it():
     hook = lambda instance, solution: (True, "checked")  # noqa: E731
     assert Puzzle(minimal(certify=hook)).certificate is hook
     assert Puzzle(minimal(certificate=hook)).certificate is hook
+
+
+def test_optional_hooks_are_read_once_when_the_puzzle_is_wrapped():
+    """Each optional hook is taken from the puzzle when it is wrapped, not looked up again at each
+    call: the wrapper then answers the same whatever happens to the puzzle object afterwards."""
+    source = minimal(describe=lambda i: "given", same_solution=lambda i, a, b: True, progress=lambda v, p: "shown",
+                     examples=lambda: ["one"])
+    puzzle = Puzzle(source)
+    for name in ("describe", "same_solution", "progress", "examples"):
+        delattr(source, name)
+    assert puzzle.describe("i") == "given" and puzzle.same_solution("i", {"a": 1}, {"a": 2})
+    assert puzzle.progress(7, 0) == "shown" and list(puzzle.examples()) == ["one"]
