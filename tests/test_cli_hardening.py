@@ -404,3 +404,20 @@ def test_counts_are_written_with_their_noun_in_the_right_number(cli, tmp_path):
     code, out, err = cli("solve", "tatamibari", grid, "--out", tmp_path / "runs")  # one check: a model
     assert code == 0, err
     assert "1 step in the ledger" in out and "1 steps" not in out
+
+
+def test_show_prints_a_list_value_as_solve_does(cli, tmp_path):
+    """Tatamibari's value is its rows: `solve` prints them one per line, and `show` on the run it
+    wrote prints the same lines (it printed the Python list)."""
+    grid = EXAMPLES / "tatamibari" / "01.txt"
+    code, solved, err = cli("solve", "tatamibari", grid, "--out", tmp_path / "runs")
+    assert code == 0, err
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    code, shown, err = cli("show", run_dir)
+    assert code == 0, err
+    rows = json.loads((run_dir / "run.json").read_text())["value"]
+    assert isinstance(rows, list) and "['" not in shown
+    for out in (solved, shown):
+        lines = [line.strip(" │") for line in out.splitlines()]
+        start = next(i for i, line in enumerate(lines) if line.startswith("value"))
+        assert [lines[start].split(None, 1)[1], *lines[start + 1: start + len(rows)]] == rows, out

@@ -1,7 +1,9 @@
-"""What every command shares: exit codes, one-line messages, a quiet exit after a broken pipe."""
+"""What every command shares: exit codes, one-line messages, a run's value in its summary, a quiet
+exit after a broken pipe."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -15,6 +17,20 @@ EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted":
 def one_line(text: str) -> str:
     """A message as one line: newlines and other control characters shown escaped."""
     return escaped(text)
+
+
+def value_field(value) -> str:
+    """A run's value (as `value_json` gives it) for the `value` row of a summary, alike in `solve`
+    and `show`: rows of a picture one per line (too wide ones are drawn below instead), other JSON
+    as JSON cut to one line, None as a dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, list) and all(isinstance(line, str) for line in value):
+        return "\n".join(value) if max(map(len, value), default=0) <= 50 else "the regions drawn below"
+    if not isinstance(value, str):
+        shown = json.dumps(value)
+        return shown if len(shown) <= 60 else shown[:57] + "..."
+    return value
 
 
 def quiet_stdout() -> None:

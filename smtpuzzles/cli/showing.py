@@ -8,6 +8,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
+from smtpuzzles.cli.common import value_field
 from smtpuzzles.shown import escaped, plain
 from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.render import print_all, status_text, summary_panel
@@ -60,11 +61,11 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
         show_value = module.value_json if best_is_value(progress.objective) else None
         shown_fields = [("status", status), *progress_fields(progress, show_value)]
         if not show_value:
-            shown_fields.insert(1, ("value", run.get("value")))
+            shown_fields.insert(1, ("value", value_field(run.get("value"))))
         fields = shown_fields + ([] if compact else about)
     else:
         seconds = sum(s.get("seconds", 0) for s in steps)
-        fields = [("status", status), ("value", run.get("value")), *about[:3], ("solver time", f"{seconds:.1f}s"),
+        fields = [("status", status), ("value", value_field(run.get("value"))), *about[:3], ("solver time", f"{seconds:.1f}s"),
                   *about[3:]]
     shown = [summary_panel(plain(f"{run['puzzle']} run {folder.path.name}"), fields, run["status"])]
     if not unfinished:

@@ -21,7 +21,7 @@ from smtpuzzles.inputs import check_new_file, is_url, read_input
 from smtpuzzles.shown import escaped
 from smtpuzzles.ticker import Ticker, pace
 from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
-from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
+from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, value_field
 from smtpuzzles.cli.parser import puzzle_options_by_name
 
 
@@ -172,12 +172,7 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
 def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) -> list:
     """The summary and the pictures of a solve, laid out for 80 columns."""
     extra = outcome.extra or {}
-    value = payload["value"]
-    if isinstance(value, list) and all(isinstance(line, str) for line in value):  # rows of a picture
-        value = "\n".join(value) if max(map(len, value), default=0) <= 50 else "the regions drawn below"
-    elif value is not None and not isinstance(value, str):  # any other JSON a puzzle's value_json gives
-        value = json.dumps(value) if len(json.dumps(value)) <= 60 else json.dumps(value)[:57] + "..."
-    fields = [("status", status_text(outcome.status)), ("value", "—" if value is None else value)]
+    fields = [("status", status_text(outcome.status)), ("value", value_field(payload["value"]))]
     if "unique" in payload:
         fields.append(("unique", "yes" if payload["unique"] else "no: a second solution exists"))
     if "count" in payload:
