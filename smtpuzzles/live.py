@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from smtpuzzles.durations import duration
+from smtpuzzles.durations import counted, duration
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.objectives import kind_of_claim, known
 from smtpuzzles.folders.statuses import RESUMABLE
@@ -143,7 +143,7 @@ def outlived(p: Progress, running_for: float = 0.0) -> None:
 def checks_text(p: Progress) -> str:
     """The one count of checks every view shows: steps a solver answered (a step settled by a
     bound, or closed by its cubes or cases, is none), with the positions a bound settled beside."""
-    return f"{p.checks} checks" + (f", {p.bounds} settled by a bound" if p.bounds else "")
+    return counted(p.checks, "check") + (f", {p.bounds} settled by a bound" if p.bounds else "")
 
 
 def record(p: Progress, show_value: Callable[[Any], Any] | None = None, running_for: float | None = None) -> dict:
@@ -221,7 +221,7 @@ def view_lines(p: Progress, this_check: float | None = None) -> list[str]:
     """The picture in a few short lines, for a live display (each under 80 columns for the runs
     this tool makes: a vector of 144 positions included)."""
     where = where_text(p) + ("" if this_check is None else f"; this check {duration(this_check)}")
-    lines = [where, f"checks/min {rate_text(p)}; {p.checks} checks"]
+    lines = [where, f"checks/min {rate_text(p)}; {counted(p.checks, 'check')}"]
     if p.slowest:
         lines.append("slowest " + ", ".join(f"{duration(s)} (step {i})" for i, s in p.slowest))
     lines.append("estimate " + estimate_text(p))
@@ -233,7 +233,7 @@ def summary_line(p: Progress) -> str:
     minute of solver time, as everywhere here."""
     where = brief_where(p) or where_text(p)
     slowest = f"; slowest {duration(p.slowest[0][1])}" if p.slowest else ""
-    return f"progress: {where}; {p.checks} checks, {per_minute(p.rate_overall)}/min{slowest}"
+    return f"progress: {where}; {counted(p.checks, 'check')}, {per_minute(p.rate_overall)}/min{slowest}"
 
 
 # ------------------------------------------------------------------------------------ a run folder

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Group
 
 from smtpuzzles import puzzles
-from smtpuzzles.durations import duration
+from smtpuzzles.durations import counted, duration
 from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
 from smtpuzzles.folders.runfolder import run_name
@@ -218,5 +218,5 @@ def run_results_command(args) -> int:
         from smtpuzzles.web import Audits, write_report
 
         count = write_report(folder, args.html, Audits() if args.audit else None)
-        print(f"saved {count} runs as {escaped(args.html)}", file=sys.stderr)
+        print(f"saved {counted(count, 'run')} as {escaped(args.html)}", file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from smtpuzzles.durations import duration
+from smtpuzzles.durations import counted, duration
 from smtpuzzles.render import STATUS_STYLE
 from smtpuzzles.shown import escaped
 from smtpuzzles.folders.statuses import ANSWERED, UNANSWERED
@@ -28,7 +28,7 @@ def short(value, width: int = 16) -> str:
     if value is None:
         return ""
     if isinstance(value, list):
-        return f"{len(value)} rows"
+        return counted(len(value), "row")
     text = str(value)
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -145,7 +145,8 @@ class ProgressBoard:
         """One line for a log (smtpuzzles.ticker): jobs done, and what each running one reports."""
         running = [f"{job.name} {self.seen[job.name].get('progress') or 'running'}" for job in self.jobs
                    if job.name not in self.done and self.seen.get(job.name, {}).get("state") == "running"]
-        return f"batch: {len(self.done)} of {len(self.jobs)} jobs done" + (f"; {', '.join(running)}" if running else "")
+        done = f"batch: {len(self.done)} of {counted(len(self.jobs), 'job')} done"
+        return done + (f"; {', '.join(running)}" if running else "")
 
     def records(self) -> list[dict]:
         """One JSON object per job for `--progress json`: its state, and where a running one stands."""

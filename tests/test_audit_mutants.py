@@ -236,7 +236,8 @@ def expected_pristine(kind: str, run_dir: Path) -> tuple[list[tuple[str, bool, s
     run, steps = read_ledger(run_dir)
     name = run["puzzle"]
     n_sat = sum(1 for s in steps if s["result"] == "sat")
-    head = [("integrity", True, f"hash chain of {len(steps)} steps intact, sealed by run.json"),
+    chain = f"{len(steps)} step" + ("" if len(steps) == 1 else "s")
+    head = [("integrity", True, f"hash chain of {chain} intact, sealed by run.json"),
             ("models", True, f"{n_sat} recorded models pass the {name} referee and meet their claims" if n_sat != 1
              else f"the 1 recorded model passes the {name} referee and meets its claim")]
     if kind != "infeasible":

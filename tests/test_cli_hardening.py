@@ -404,6 +404,12 @@ def test_counts_are_written_with_their_noun_in_the_right_number(cli, tmp_path):
     code, out, err = cli("solve", "tatamibari", grid, "--out", tmp_path / "runs")  # one check: a model
     assert code == 0, err
     assert "1 step in the ledger" in out and "1 steps" not in out
+    from smtpuzzles.live import Progress, checks_text, summary_line
+    from smtpuzzles.tables import short
+
+    one = Progress(objective="satisfy", steps=1, checks=1, solver_seconds=0.5)
+    assert checks_text(one) == "1 check" and "; 1 check," in summary_line(one)
+    assert short(["12"]) == "1 row" and short(["12", "34"]) == "2 rows"
 
 
 def test_show_prints_a_list_value_as_solve_does(cli, tmp_path):

@@ -34,6 +34,7 @@ from smtpuzzles.objectives.base import distinct
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.canonical import canonical_json, sha256_text
+from smtpuzzles.durations import counted
 from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
 from smtpuzzles.folders.readback import Rules, recorded_claim_terms, recorded_instance, same_json
 from smtpuzzles.folders.runfolder import BASE, CERTIFICATE, RUN, STEPS_GZ, open_run, steps_name
@@ -133,7 +134,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     report.instance = {"puzzle": module.NAME, "description": _described(module, instance),
                        "sha256": run["instance_sha256"]}  # recorded_instance checked it is the instance's
     sealed = "sealed by run.json" if folder.finished else "the run never finished (killed), so it claims nothing"
-    report.add("integrity", True, f"hash chain of {len(steps)} steps intact, {sealed}")
+    report.add("integrity", True, f"hash chain of {counted(len(steps), 'step')} intact, {sealed}")
 
     # The base file is checked against its recorded hash without ever being parsed; reading stops
     # well past the size today's formula has, so a compressed bomb costs nothing.

@@ -19,6 +19,7 @@ from typing import Any
 
 from smtpuzzles import puzzles
 from smtpuzzles.contract import Puzzle, adopt
+from smtpuzzles.durations import counted
 from smtpuzzles.objectives.base import distinct as distinct_by
 
 
@@ -70,7 +71,7 @@ def _disagreements(puzzle: Puzzle, instance, mode: str, outcome: Any, every: lis
     if not every:
         return [] if outcome.status == "infeasible" else [f"answered {outcome.status}; brute force finds no solution"]
     if outcome.status == "infeasible":
-        return [f"answered infeasible; brute force finds {len(every)} solutions"]
+        return [f"answered infeasible; brute force finds {counted(len(every), 'solution')}"]
     if not any(puzzle.same_solution(instance, outcome.solution, s) for s in every):
         return ["the answer is none of the brute force's solutions"]
     if mode == "optimise":
@@ -80,7 +81,7 @@ def _disagreements(puzzle: Puzzle, instance, mode: str, outcome: Any, every: lis
             return [f"answered {outcome.status} {puzzle.value_json(got)!r}; brute force's best is "
                     f"{puzzle.value_json(best)!r}"]
     if mode == "unique" and outcome.extra.get("unique") != (len(every) == 1):
-        return [f"answered unique {outcome.extra.get('unique')!r}; brute force finds {len(every)} solutions"]
+        return [f"answered unique {outcome.extra.get('unique')!r}; brute force finds {counted(len(every), 'solution')}"]
     if mode == "count" and outcome.extra.get("count") != len(every):
-        return [f"counted {outcome.extra.get('count')!r}; brute force finds {len(every)} solutions"]
+        return [f"counted {outcome.extra.get('count')!r}; brute force finds {counted(len(every), 'solution')}"]
     return []

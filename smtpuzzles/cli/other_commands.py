@@ -7,6 +7,7 @@ from pathlib import Path
 
 from smtpuzzles import puzzles
 from smtpuzzles.bundled import JOB_FILE
+from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import check_writable_folder, read_input
 from smtpuzzles.shown import escaped
@@ -38,7 +39,7 @@ def cmd_examples(args) -> int:
 
     out = check_writable_folder(args.out, "--out")
     written = write_examples(out)
-    print(f"wrote {len(written)} files to {escaped(str(out))}/\n"  # two lines: each fits 80 columns
+    print(f"wrote {counted(len(written), 'file')} to {escaped(str(out))}/\n"  # two lines: each fits 80 columns
           f"run them with: smtpuzzles batch {escaped(str(out / JOB_FILE))}")
     return 0
 

@@ -256,7 +256,7 @@ class ProgressView:
     def __rich__(self):
         elapsed = self.clock() - self.started
         # One line, cut at the terminal's edge: the words of a 12x12 claim run to 200 characters.
-        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {self.checks} steps  ", style="bold cyan",
+        head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {counted(self.checks, 'step')}  ", style="bold cyan",
                     no_wrap=True, overflow="ellipsis")
         head.append(self.words, style="")
         shown = [head, *(Text(line) for line in self.lines())]
