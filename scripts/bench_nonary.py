@@ -8,7 +8,8 @@ side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
 --classes: per class of maps, whole runs (`run.solve`, ledger included, in this process after one
 unmeasured run) and the brute force on the same map, one after the other, CPU seconds of this
 process (the solver's threads included; the brute force given up after --brute-limit seconds of
-CPU), the median of --repeat pairs a map; then per class the
+CPU; a call under 50 ms repeated to fill 50 ms and averaged), the median of --repeat pairs a map;
+then per class the
 medians and the per-map ratio (min-median-max). Classes: `seed` (the ten seed maps), `tiny` (20 maps
 of 1..4 rooms and 3..12 doors), `mixed` (the 40 random maps below, the benchmark set), `refutation`
 (the maps of the 20- and 30-door sets of --doors whose optimum is below 9, so that best + 1 is
@@ -47,19 +48,23 @@ class TooLong(Exception):
     pass
 
 
-def brute(doors, limit: float):
+def brute(doors, limit: float, cpu: bool = False):
+    """(answer or None, seconds) of the brute force, given up after `limit` seconds: of the clock, or
+    with `cpu` of CPU time (a clock's limit on a loaded machine gives up after less work than it says)."""
     def alarm(*_):
         raise TooLong()
 
-    signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    started = time.perf_counter()
+    which, timer, clock = (signal.SIGPROF, signal.ITIMER_PROF, time.process_time) if cpu else \
+        (signal.SIGALRM, signal.ITIMER_REAL, time.perf_counter)
+    signal.signal(which, alarm)
+    signal.setitimer(timer, limit)
+    started = clock()
     try:
-        return most_escapees(doors), time.perf_counter() - started
+        return most_escapees(doors), clock() - started
     except (TooLong, RecursionError):
-        return None, time.perf_counter() - started
+        return None, clock() - started
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(timer, 0)
 
 
 def hard_class(count: int) -> tuple[list, int]:
@@ -77,21 +82,17 @@ def hard_class(count: int) -> tuple[list, int]:
     return cases, passed_over
 
 
-def cpu_brute(doors, limit: float):
-    """(answer or None, CPU seconds) of the brute force, given up after `limit` seconds of CPU (a
-    wall-clock limit on a loaded machine gives up after less work than it says)."""
-    def alarm(*_):
-        raise TooLong()
-
-    signal.signal(signal.SIGPROF, alarm)
-    signal.setitimer(signal.ITIMER_PROF, limit)
-    started = time.process_time()
-    try:
-        return most_escapees(doors), time.process_time() - started
-    except (TooLong, RecursionError):
-        return None, time.process_time() - started
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+def averaged(work) -> float:
+    """CPU seconds of one `work()`: the mean of as many calls as fill 50 ms (at most 50). This
+    machine's CPU clock moves in steps of up to a few milliseconds, so one call of a millisecond
+    often reads as 0 or as 4 ms."""
+    calls, started = 0, time.process_time()
+    while True:
+        work()
+        calls += 1
+        spent = time.process_time() - started
+        if spent >= 0.05 or calls == 50:
+            return spent / calls
 
 
 def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_limit: float) -> None:
@@ -119,17 +120,19 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
             for label, doors in sets[name]:
                 if label not in seen:
                     smt, ref, values, statuses = [], [], set(), set()
+                    def solved():
+                        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=Path(tmp),
+                                                  time_limit=check_limit)
+                        statuses.add(outcome.status)
+                        values.add(outcome.value)
+
                     for k in range(1 if name == "hard" else repeat):
                         if k and ref[0] > 1:  # a map of seconds is measured once
                             break
-                        started = time.process_time()
-                        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=Path(tmp),
-                                                  time_limit=check_limit)
-                        smt.append(time.process_time() - started)
-                        statuses.add(outcome.status)
-                        values.add(outcome.value)
-                        answer, seconds = cpu_brute(doors, brute_limit)
-                        ref.append(seconds)
+                        smt.append(averaged(solved))
+                        found = []
+                        ref.append(averaged(lambda: found.append(brute(doors, brute_limit, cpu=True))))
+                        answer = found[0][0]
                     enc = nonary.encode(nonary.from_doors(doors))
                     form = "chains" if enc.notes.get("positions") is None else \
                         "plan" if 9 in values and enc.notes["moves"] == enc.notes["positions"] - 1 else "listing"
@@ -138,7 +141,7 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
                 if name == "refutation" and (answer is None or answer == 9):
                     continue
                 agree = statuses == {"optimal"} and (answer is None or values == {answer})
-                ratio = smt_s / ref_s if answer is not None else smt_s / brute_limit
+                ratio = smt_s / max(ref_s, 1e-6) if answer is not None else smt_s / brute_limit
                 rows.append((smt_s, ref_s if answer is not None else brute_limit, ratio, agree))
                 shown = f"{ratio:7.2f}x" if answer is not None else f"<{ratio:6.3f}x"
                 print(f"{label:14} {len(doors):5d} {min(values) if values else '?':>6} {form:>9} {smt_s:8.4f} "
@@ -156,7 +159,7 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
           f"{'per-map ratio min-median-max':>30} {'SMT total':>9} {'brute total':>11} agree  brute >= 10 ms: median",
           flush=True)
     for name, n, smt_m, ref_m, lo, mid, hi, agree, smt_t, ref_t, longer in summary:
-        print(f"{name:11} {n:4d} {smt_m:10.4f} {ref_m:12.4f} {smt_m / ref_m:15.2f}x {lo:10.3f}-{mid:.3f}-{hi:.1f}x "
+        print(f"{name:11} {n:4d} {smt_m:10.4f} {ref_m:12.4f} {smt_m / max(ref_m, 1e-6):15.2f}x {lo:10.3f}-{mid:.3f}-{hi:.1f}x "
               f"{smt_t:9.2f} {ref_t:11.2f} {'yes' if agree else 'NO':>5}  {longer}", flush=True)
 
 
