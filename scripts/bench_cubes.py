@@ -48,11 +48,11 @@ def main() -> int:
     enc = kingtour.encode(board, args.encoding)
     if args.step is None:
         claim = run["certificate"]["claim"]
-        cubes = enc.cubes(args.depth)
+        cubes = enc.advice.cubes(args.depth)
     else:
         claim = recorded_claim(args.run_dir, args.step)
         inside = claim.pop("cube", None)
-        cubes = [c for c in enc.cubes(2 if inside else args.depth) if not inside or c[:len(inside)] == inside]
+        cubes = [c for c in enc.advice.cubes(2 if inside else args.depth) if not inside or c[:len(inside)] == inside]
         if inside:
             claim["cube"] = inside  # the whole check is the recorded one, in its own cube
     print(f"{kingtour.describe(board)}: {claim['op']} of the record, {len(cubes)} cubes of depth {len(cubes[0])}")

@@ -12,6 +12,8 @@ Prints wall and CPU seconds per configuration and the ratio to the baseline of t
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import sys
 import tempfile
 import time
@@ -29,6 +31,22 @@ DEFAULT = "onehot-sym/sat/glucose42"
 BEFORE = "onehot/sat/glucose4/climb"
 
 
+@contextlib.contextmanager
+def advising(order: str):
+    """King's-tour encodings whose advice raises a position in `order` (smtpuzzles.advice.ORDERS)."""
+    real = kingtour.encode
+
+    def encode(board, name="onehot-sym"):
+        enc = real(board, name)
+        return dataclasses.replace(enc, advice=enc.advice.replace(order=order))
+
+    kingtour.encode = encode
+    try:
+        yield
+    finally:
+        kingtour.encode = real
+
+
 def run_config(board, config: str, out: Path) -> tuple[float, float, str, str, int]:
     parts = config.split("/")
     encoding, engine = parts[0], parts[1]
@@ -36,10 +54,11 @@ def run_config(board, config: str, out: Path) -> tuple[float, float, str, str, i
     if "nophases" in parts[3:]:
         params["phases"] = False  # no phase hints towards the current best
     # climb: the driver when the records issue was filed; leap: its first change
-    search = next((p for p in parts[3:] if p in ("climb", "leap")), "descend")
+    order = next((p for p in parts[3:] if p in ("climb", "leap")), "descend")
     wall, cpu = time.perf_counter(), time.process_time()
-    outcome, ledger = runner.solve(kingtour, board, "", out_dir=out, engine=engine, encoding=encoding, params=params,
-                                   search=search)
+    with advising(order):
+        outcome, ledger = runner.solve(kingtour, board, "", out_dir=out, engine=engine, encoding=encoding,
+                                       params=params)
     return (time.perf_counter() - wall, time.process_time() - cpu, outcome.status,
             kingtour.value_text(outcome.value) if outcome.value else "-", ledger.run["steps"])
 

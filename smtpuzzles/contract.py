@@ -34,7 +34,7 @@ Optional (default in brackets):
   INPUT_REQUIRED: bool                      whether INPUT (or an inline key) must be given [True]
   ACCEPTS_URLS: bool                        whether INPUT may be an http(s) address [False]
   SPLITS: tuple[str, ...]                   encodings whose checks `solve --cubes` may split: their
-                                            Encoding.cubes proposes cubes, the core checks them [none]
+                                            Advice.cubes proposes cubes, the core checks them [none]
   ENGINE_PARAMS: dict[str, dict]            engine name -> the parameters measured best for this
                                             puzzle, under any a user or job gives [none]
   describe(instance) -> str                 a few words for `smtpuzzles results` [""]

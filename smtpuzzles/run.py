@@ -14,7 +14,8 @@ from typing import Any, Callable
 from smtpuzzles.cluster import DaskCubes, LocalCubes, dask_client
 from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
-from smtpuzzles.driver import Outcome, Recorder, ResumeMismatch, run_objective
+from smtpuzzles.driver import Outcome, ResumeMismatch, Steering, run_objective
+from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.durations import counted
@@ -46,17 +47,17 @@ class Settings:
     cubes: int = 0  # every check split into the puzzle's cubes of this depth (0: not split)
     scheduler: str | None = None  # where cubes run: a Dask scheduler, or here one by one (None)
     split_after: float = 5.0  # seconds a whole check may take before it is split into cubes
-    # How a lexicographic position is raised (objective.SEARCHES). Runs recorded before there was a
-    # choice carry no key and climbed: a resume must ask the same questions in the same order.
-    search: str = "descend"
     # This session's --budget as a time.monotonic() instant (None: none); like the time limit, the
     # session's own and not recorded: a resumed run gets a budget of its own.
     deadline: float | None = None
 
-    def record(self) -> dict:
-        # The scheduler, like the time limit's session, is where the work ran, not what was asked.
+    def record(self, advice: Advice) -> dict:
+        """What run.json keeps of how the run is asked, with the order the advice raises a
+        lexicographic position in (its "search"): a resume must ask the same questions in the same
+        order. The scheduler, like the time limit's session, is where the work ran, not what was
+        asked."""
         return {"engine": {"name": self.engine, "params": dict(self.params)}, "mode": self.mode,
-                "limit": self.limit, "time_limit": self.time_limit, "search": self.search,
+                "limit": self.limit, "time_limit": self.time_limit, "search": advice.order,
                 **({"cubes": self.cubes} if self.cubes else {})}
 
 
@@ -64,11 +65,11 @@ def split_cubes(enc, depth: int) -> list[list[str]] | None:
     """The puzzle's cubes of this depth, once they are shown to cover every case (None for 0)."""
     if not depth:
         return None
-    if enc.cubes is None or enc.formula.cnf is None:  # (a puzzle's SPLITS says so before encoding)
+    if not enc.advice.on("cubes") or enc.formula.cnf is None:  # (a puzzle's SPLITS says so before encoding)
         raise InputError(f"the {enc.name} encoding cannot split its checks into cubes", "--cubes")
     if depth not in CUBE_DEPTHS:
         raise InputError(f"cube depth {depth} is not one of {', '.join(map(str, CUBE_DEPTHS))}", "--cubes")
-    cubes = enc.cubes(depth)
+    cubes = enc.advice.cubes(depth)
     problem = coverage_problem(enc.formula.cnf, cubes)
     if problem:
         raise RuntimeError(f"encoding {enc.name}: its cubes of depth {depth} do not cover every case: {problem}")
@@ -144,7 +145,7 @@ def instance_named(module: Puzzle, instance) -> str:
 def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Path, engine: str | None = None,
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
-          split_after: float = 5.0, search: str = "descend", on_step: Callable[[dict], None] | None = None,
+          split_after: float = 5.0, on_step: Callable[[dict], None] | None = None,
           on_solution: Callable[[dict, Any], None] | None = None, budget: float | None = None) -> tuple[Outcome, Ledger]:
     deadline = None if budget is None else time.monotonic() + budget  # the encoding counts against it
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
@@ -158,7 +159,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, module.engine_params(engine_name, params))
-    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, search, deadline)
+    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, deadline)
     cube_list = split_cubes(enc, cubes)  # refused before the ledger is made
     canonical = module.canonical(instance)
     header = {
@@ -167,7 +168,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
         "instance_sha256": instance_sha(canonical),
         "encoding": {"name": enc.name, "version": enc.version, **({"lemma": enc.lemma.summary} if enc.lemma else {})},
         "objective": enc.objective.kind,
-        **settings.record(),
+        **settings.record(enc.advice),
     }
     client = cube_client(settings)  # an unreachable scheduler is refused before the ledger is made
     ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
@@ -198,7 +199,9 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
                         run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after,
-                        run.get("search", "climb"), deadline)
+                        deadline)
+    # Runs recorded before there was a choice of order carry no "search" and climbed.
+    enc = dataclasses.replace(enc, advice=enc.advice.replace(order=run.get("search", "climb")))
     cube_list = split_cubes(enc, settings.cubes)  # before the ledger is touched
     depth = run.get("cubes", 0)
     if cubes is not None and cubes != depth and any("cube" in s["claim"] for s in folder.steps):
@@ -241,16 +244,16 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
             on_solution(solution, value)
 
     enc = dataclasses.replace(enc, decode=guarded(module, "decode", enc.decode))
-    recorder = Recorder(enc, engine_factory, guarded(module, "value", lambda s: module.value(instance, s)),
+    steering = Steering(enc, engine_factory, guarded(module, "value", lambda s: module.value(instance, s)),
                         guarded(module, "referee", lambda s: module.referee(instance, s)),
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after, deadline=settings.deadline)
     if cubes:
-        recorder.cube_runner = LocalCubes(recorder)
+        steering.cube_runner = LocalCubes(steering)
         if client is not None:
             job = {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
                    "engine": settings.engine, "params": settings.params, "base_sha256": enc.formula.sha256}
-            recorder.cube_runner = DaskCubes(client, job)
+            steering.cube_runner = DaskCubes(client, job)
     sealed = False
 
     def seal(status: str, value) -> None:
@@ -261,9 +264,10 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
     try:
         try:
             with ctrl_c_between_steps():
-                outcome = run_objective(recorder, settings.mode, settings.limit, settings.search)
-                if recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
-                    raise ResumeMismatch(f"step {recorder.replay[0]['index']} answers nothing the run asks")
+                outcome = run_objective(steering, settings.mode, settings.limit)
+                leftover = steering.recorder.upcoming
+                if leftover is not None:  # a recorded step no question of the run asked: the ledger was edited
+                    raise ResumeMismatch(f"step {leftover['index']} answers nothing the run asks")
         except KeyboardInterrupt:
             outcome = Outcome("interrupted")
         except ResumeMismatch as exc:
@@ -345,7 +349,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     try:
         if not _stored_for(run.get("proof"), claim_query, claim):
             made = proofs.certify_query(claim_query, timeout=timeout, progress=say("claim"),
-                                        split=proofs.claim_cases(claim_query) if enc.proof_parts else None)
+                                        split=enc.advice.proof_parts(lambda: proofs.claim_cases(claim_query)))
             if not made.lrat:
                 raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
                                         "the audit reads a stored proof under", str(run_dir))

@@ -63,19 +63,23 @@ class Cli:
 
 def kingtour_encoding_with(patch, **advice) -> None:
     """King's-tour encodings with some of their advice to the driver changed (`patch`, a pytest
-    MonkeyPatch): the formula stays the encoder's own."""
+    MonkeyPatch; `advice`, Advice switches or its order): the formula stays the encoder's own."""
     import dataclasses
 
     from smtpuzzles.puzzles import kingtour
 
     real = kingtour.encode
-    patch.setattr(kingtour, "encode", lambda board, encoding=None: dataclasses.replace(
-        real(board, encoding) if encoding else real(board), **advice))
+
+    def encode(board, encoding=None):
+        enc = real(board, encoding) if encoding else real(board)
+        return dataclasses.replace(enc, advice=enc.advice.replace(**advice))
+
+    patch.setattr(kingtour, "encode", encode)
 
 
 @contextlib.contextmanager
 def asking_closing_whole():
-    """King's-tour runs that ask the closing claim whole, as puzzles without Encoding.close_by_cases
+    """King's-tour runs that ask the closing claim whole, as puzzles without Advice.close_by_cases
     do (and King's tours did below 144 cells until 2026-12-04): the hardest query of a small run,
     which the cube tests split."""
     with pytest.MonkeyPatch.context() as patch:

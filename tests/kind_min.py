@@ -36,11 +36,11 @@ def meets(claim: dict, worth, solution: dict, same: Callable) -> bool:
     return isinstance(worth, int) and worth <= claim["k"]
 
 
-def search(rec, objective: IntMin, solution: dict, best: int, mode: str, limit, how: str) -> Outcome:
+def search(steer, objective: IntMin, solution: dict, best: int, mode: str, limit, advice) -> Outcome:
     """Ask for at most best - 1 until UNSAT: that step closes the run."""
     while True:
         claim = {"op": "at_most", "k": best - 1}
-        result, found, value = rec.check(claim)
+        result, found, value = steer.check(claim)
         if stopped(result):
             return Outcome(result, best, solution)
         if result == "unsat":
@@ -48,7 +48,7 @@ def search(rec, objective: IntMin, solution: dict, best: int, mode: str, limit, 
         if value > best - 1:
             raise RefereeRejected(f"the model needs {value}, the check asked for at most {best - 1}")
         best, solution = value, found
-        rec.on_solution(solution, best)
+        steer.on_solution(solution, best)
 
 
 def closing(run: Recorded) -> tuple[dict | None, str]:

@@ -84,7 +84,7 @@ def chained(run_dir: Path, depth: int, bottom: int | None = None) -> None:
 def by_cubes(add, enc, shared: int = 1) -> list[int]:
     """`shared` steps refuting the first case by the same cubes, each cube step added once (forged
     UNSAT answers, which an audit without --resolve takes on trust)."""
-    cubes = [add({"cube": cube}, by="solver") for cube in enc.cubes(1)]
+    cubes = [add({"cube": cube}, by="solver") for cube in enc.advice.cubes(1)]
     return [add(by="cubes", cubes=cubes) for _ in range(shared)]
 
 

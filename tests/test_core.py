@@ -122,10 +122,10 @@ def maximise_toy_count(forced: int, optimum: int, guess_true: int | None = None)
     """Three Booleans, `forced` of them fixed true and at most `optimum` true, so the count's maximum
     is known by construction; maximised with a descending IntMax, optionally guided by a guess that
     sets the first `guess_true` of them. Returns the outcome and the recorded steps."""
-    from smtpuzzles.driver import Recorder, run_objective
+    from smtpuzzles.driver import Steering, run_objective
     from smtpuzzles.engines import make_engine
     from smtpuzzles.formula import FALSE, TRUE
-    from smtpuzzles.objective import Encoding, IntMax
+    from smtpuzzles.objective import Advice, Encoding, IntMax
 
     cnf = CNF()
     bits = [cnf.var(name) for name in "abc"]
@@ -137,14 +137,14 @@ def maximise_toy_count(forced: int, optimum: int, guess_true: int | None = None)
     objective = IntMax(lambda k: TRUE if k <= 0 else FALSE if k > 3 else lit(cnf.names[at_least[k]]), upper=3, descend=True)
     guess = None if guess_true is None else (lambda: [lit(name, i < guess_true) for i, name in enumerate("abc")])
     encoding = Encoding("toy", 1, Formula.from_cnf(cnf), objective, lambda m: {"on": [m[n] for n in "abc"]},
-                        engines=("sat",), guess=guess)
+                        engines=("sat",), advice=Advice(first_guess=guess))
     steps = []
 
     def record(step):
         steps.append({"index": len(steps), **step})
         return steps[-1]
 
-    rec = Recorder(encoding, lambda: make_engine("sat", encoding.formula), lambda s: sum(s["on"]), lambda s: [], record)
+    rec = Steering(encoding, lambda: make_engine("sat", encoding.formula), lambda s: sum(s["on"]), lambda s: [], record)
     return run_objective(rec), steps
 
 

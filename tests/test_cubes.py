@@ -30,18 +30,18 @@ def test_the_tour_s_first_cells_cover_every_case(encoding, depth, count):
     # Counted by hand on 4x4: 16 cells; with symmetry the starts (0,0), (0,1), (1,1); their king
     # moves 3, 5 and 8; over all 16 cells 4 corners x 3 + 8 edges x 5 + 4 inner x 8 = 84.
     enc = kingtour.encode(kingtour.parse(4, "2x2", None), encoding)
-    cubes = enc.cubes(depth)
+    cubes = enc.advice.cubes(depth)
     assert len(cubes) == count
     assert coverage_problem(enc.formula.cnf, cubes) is None
 
 
 def test_a_split_that_leaves_a_case_out_is_named():
     enc = kingtour.encode(kingtour.parse(4, "2x2", None), "onehot")
-    cubes = enc.cubes(2)
+    cubes = enc.advice.cubes(2)
     gap = [c for c in cubes if c != ["v0_1_1", "v1_2_2"]]
     assert "leave out a case" in coverage_problem(enc.formula.cnf, gap)
     assert "(v0_1_1)" in coverage_problem(enc.formula.cnf, gap)
-    assert "leave out a case" in coverage_problem(enc.formula.cnf, enc.cubes(1)[1:])
+    assert "leave out a case" in coverage_problem(enc.formula.cnf, enc.advice.cubes(1)[1:])
     assert coverage_problem(enc.formula.cnf, [["v9_9_9"]]).endswith("or is too long")
     assert coverage_problem(None, cubes).startswith("the formula has no clausal view")
 
@@ -225,9 +225,9 @@ def test_cube_refusals_are_whole_sentences_and_the_length_limit_is_exact():
 
 
 def test_a_split_check_reports_exactly_what_it_recorded():
-    """The Recorder on its own: every cube refuted gives ("unsat", None, None), a closing step by
+    """The steering on its own: every cube refuted gives ("unsat", None, None), a closing step by
     cubes listing them that on_step is told of, and each cube asked under the run's time limit."""
-    from smtpuzzles.driver import Recorder
+    from smtpuzzles.driver import Steering
     from smtpuzzles.formula import CNF, Formula
     from smtpuzzles.objective import Encoding, Satisfy
 
@@ -248,7 +248,7 @@ def test_a_split_check_reports_exactly_what_it_recorded():
 
     runner_ = Refuting()
     enc = Encoding("fake", 1, Formula.from_cnf(CNF()), Satisfy(lambda s: None), lambda model: {})
-    rec = Recorder(enc, lambda: None, lambda s: 0, lambda s: [], record, time_limit=7.5, on_step=told.append,
+    rec = Steering(enc, lambda: None, lambda s: 0, lambda s: [], record, time_limit=7.5, on_step=told.append,
                    cubes=[["a"], ["b"]], cube_runner=runner_, split_after=0)
     assert rec.check({"op": "first"}) == ("unsat", None, None)
     assert runner_.timeouts == [7.5]
@@ -261,9 +261,9 @@ def test_a_split_check_reports_exactly_what_it_recorded():
 def test_a_split_check_asks_first_the_cube_its_guide_lies_in():
     """The engine's guide sets c true: of the cubes a, b, c the runner is handed c first (its answer
     would come by propagation), the others in their order; the split closes as before."""
-    from smtpuzzles.driver import Recorder
+    from smtpuzzles.driver import Steering
     from smtpuzzles.formula import CNF, Formula, lit
-    from smtpuzzles.objective import Encoding, Satisfy
+    from smtpuzzles.objective import Advice, Encoding, Satisfy
 
     class Guided:
         params = {"guide": True}
@@ -279,8 +279,8 @@ def test_a_split_check_asks_first_the_cube_its_guide_lies_in():
 
     steps, runner_ = [], Recording()
     enc = Encoding("fake", 1, Formula.from_cnf(CNF()), Satisfy(lambda s: None), lambda model: {},
-                   guess=lambda: [lit("a", False), lit("c")])
-    rec = Recorder(enc, Guided, lambda s: 0, lambda s: [], lambda step: steps.append({"index": len(steps), **step})
+                   advice=Advice(first_guess=lambda: [lit("a", False), lit("c")]))
+    rec = Steering(enc, Guided, lambda s: 0, lambda s: [], lambda step: steps.append({"index": len(steps), **step})
                    or steps[-1], cubes=[["a"], ["b"], ["c"]], cube_runner=runner_, split_after=0)
     assert rec.engine.terms == [lit("a", False), lit("c")]
     assert rec.check({"op": "first"}) == ("unsat", None, None)
@@ -291,7 +291,7 @@ def test_a_split_check_asks_first_the_cube_its_guide_lies_in():
     for uses_engine, first in ((True, ["c"]), (False, ["a"])):
         runner_ = Recording()
         runner_.uses_engine = uses_engine
-        rec = Recorder(enc, Guided, lambda s: 0, lambda s: [], lambda step: dict(step, index=0),
+        rec = Steering(enc, Guided, lambda s: 0, lambda s: [], lambda step: dict(step, index=0),
                        cubes=[["a"], ["b"], ["c"]], cube_runner=runner_, split_after=0)
         rec.check({"op": "first"})
         assert runner_.asked[0] == first

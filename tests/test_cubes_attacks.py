@@ -68,7 +68,7 @@ def forge_split_optimum(run_dir: Path) -> str:
     enc = kingtour.encode(kingtour.from_canonical(run["instance"]), run["encoding"]["name"])
     first = steps[0]
     claim = {"op": "lex_greater", "best": first["value"]}
-    cubes = [cube_step(enc, claim, cube) for cube in enc.cubes(1)]
+    cubes = [cube_step(enc, claim, cube) for cube in enc.advice.cubes(1)]
     terms = claim_terms(enc.objective, claim)
     closing = {"claim": claim, "words": describe(claim), "assumptions": [smt2(t) for t in terms], "result": "unsat",
                "by": "cubes", "cubes": list(range(1, 1 + len(cubes))), "seconds": 0.0, "stats": {}}
@@ -202,7 +202,8 @@ def test_every_split_the_coverage_check_accepts_really_covers(encoding):
     full = kingtour.encode(kingtour.parse(4, "2x2", None), "onehot")
     cnf = enc.formula.cnf
     named = [n for n in cnf.names[1:] if not n.startswith("_")]
-    pools = [enc.cubes(1), enc.cubes(2), full.cubes(1), full.cubes(2), enc.cubes(1) + full.cubes(2)]
+    pools = [enc.advice.cubes(1), enc.advice.cubes(2), full.advice.cubes(1), full.advice.cubes(2),
+             enc.advice.cubes(1) + full.advice.cubes(2)]
     accepted = rejected = 0
     for _ in range(400):
         pool = rng.choice(pools)

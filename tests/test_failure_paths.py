@@ -22,7 +22,7 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import CNF, Formula, lit
 from smtpuzzles.folders.ledger import Ledger
 from smtpuzzles.folders.runfolder import chain_end, read_run_json, read_steps, seal_problem
-from smtpuzzles.objective import Encoding, IntMax, LexMax, Satisfy
+from smtpuzzles.objective import Advice, Encoding, IntMax, LexMax, Satisfy
 from smtpuzzles.puzzles import nonary
 from test_differential import COUNTED, tatamibari_solutions
 
@@ -84,7 +84,7 @@ def test_a_time_limit_without_json_prints_unknown_and_the_resume_command(cli):
 
 def interrupt_after(monkeypatch, checks: int):
     """Ctrl-C arriving during solver check number `checks + 1` (in this process)."""
-    real = drv.Recorder.check
+    real = drv.Steering.check
     seen = []
 
     def check(self, claim):
@@ -93,7 +93,7 @@ def interrupt_after(monkeypatch, checks: int):
             raise KeyboardInterrupt
         return real(self, claim)
 
-    monkeypatch.setattr(drv.Recorder, "check", check)
+    monkeypatch.setattr(drv.Steering, "check", check)
 
 
 def test_ctrl_c_exits_130_interrupted_and_resumes_to_optimal(cli, monkeypatch):
@@ -272,7 +272,7 @@ def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", li
     """(outcome, recorded steps, engine) of the driver on a scripted engine. Models are the
     solutions themselves; a solution's value is its "v"."""
     formula = Formula.from_cnf(CNF())
-    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
+    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model), advice=Advice(order=search))
     engine = Scripted(script)
     steps: list[dict] = []
 
@@ -280,8 +280,8 @@ def run_scripted(objective, script, *, referee=lambda s: [], mode="optimise", li
         steps.append({"index": len(steps), **step})
         return steps[-1]
 
-    rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], referee, record, replay=replay, time_limit=time_limit)
-    return drv.run_objective(rec, mode, limit, search), steps, engine
+    rec = drv.Steering(encoding, lambda: engine, lambda s: s["v"], referee, record, replay=replay, time_limit=time_limit)
+    return drv.run_objective(rec, mode, limit), steps, engine
 
 
 def at_least(k):
@@ -511,15 +511,15 @@ def test_replayed_steps_are_not_asked_again_and_must_match():
         raise AssertionError("a fully replayed run must not start a solver")
 
     seen = []
-    rec = drv.Recorder(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: pytest.fail("recorded again"),
+    rec = drv.Steering(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: pytest.fail("recorded again"),
                        replay=steps, on_step=seen.append)
     again = drv.run_objective(rec)
     assert (again.status, again.value, again.certificate) == ("optimal", 2, outcome.certificate)
-    assert seen == steps and rec.checks == 0
+    assert seen == steps and rec.recorder.checks == 0
     # A record that asked something else is refused, naming the step.
     changed = [dict(s) for s in steps]
     changed[1] = dict(changed[1], claim={"op": "at_least", "k": 5})
-    rec = drv.Recorder(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: s, replay=changed)
+    rec = drv.Steering(encoding, no_engine, lambda s: s["v"], lambda s: [], lambda s: s, replay=changed)
     with pytest.raises(drv.ResumeMismatch, match="step 1 asked"):
         drv.run_objective(rec)
 
@@ -729,7 +729,8 @@ def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
 def run_watched(objective, script, **kwargs):
     """run_scripted, also collecting what on_solution and on_step were told."""
     formula = Formula.from_cnf(CNF())
-    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
+    encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model),
+                        advice=Advice(order=kwargs.get("search", "descend")))
     engine = Scripted(script)
     steps, solutions, told = [], [], []
 
@@ -737,9 +738,9 @@ def run_watched(objective, script, **kwargs):
         steps.append({"index": len(steps), **step})
         return steps[-1]
 
-    rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], record, time_limit=None,
+    rec = drv.Steering(encoding, lambda: engine, lambda s: s["v"], lambda s: [], record, time_limit=None,
                        on_step=told.append, on_solution=lambda s, v: solutions.append((s, v)))
-    outcome = drv.run_objective(rec, kwargs.get("mode", "optimise"), kwargs.get("limit"), kwargs.get("search", "descend"))
+    outcome = drv.run_objective(rec, kwargs.get("mode", "optimise"), kwargs.get("limit"))
     assert told == steps  # every recorded step is shown, once, in order
     return outcome, steps, solutions, rec
 
@@ -747,7 +748,7 @@ def run_watched(objective, script, **kwargs):
 def test_every_outcome_carries_the_best_solution_and_its_value():
     outcome, _, solutions, rec = run_watched(climb(), [sat(1), sat(2), ("unknown", None)])
     assert (outcome.value, outcome.solution) == (2, {"v": 2}) and solutions == [({"v": 1}, 1), ({"v": 2}, 2)]
-    assert rec.checks == 3
+    assert rec.recorder.checks == 3
     outcome, _, solutions, _ = run_watched(climb(descend=True, upper=3), [sat(0), ("unknown", None)])
     assert (outcome.status, outcome.value, outcome.solution) == ("unknown", 0, {"v": 0})
     outcome, _, solutions, _ = run_watched(climb(descend=True, upper=3), [sat(0), ("unsat", None), sat(2), ("unsat", None)])
@@ -778,7 +779,7 @@ def test_interrupted_checks_stop_like_timeouts():
     for objective, first in ((climb(), 1), (lex(), [1, 1]), (block(), 1)):
         encoding = Encoding("scripted", 1, formula, objective, lambda model: dict(model))
         engine = Interrupted([sat(first), ("interrupted", None)])
-        rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s)
+        rec = drv.Steering(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s)
         outcome = drv.run_objective(rec, "count" if objective.kind == "satisfy" else "optimise")
         assert (outcome.status, outcome.value, outcome.certificate) == ("interrupted", first, None)
 
@@ -798,20 +799,20 @@ def test_guided_answers_are_remembered_and_replayed():
     formula = Formula.from_cnf(CNF())
     encoding = Encoding("scripted", 1, formula, climb(descend=True, upper=3), lambda model: dict(model))
     steps = []
-    rec = drv.Recorder(encoding, lambda: Guided([sat(1), ("unsat", None)]), lambda s: s["v"], lambda s: [],
+    rec = drv.Steering(encoding, lambda: Guided([sat(1), ("unsat", None)]), lambda s: s["v"], lambda s: [],
                        lambda s: steps.append(dict(s, index=len(steps))) or steps[-1])
     assert rec.guided is False
     outcome = drv.run_objective(rec)
     # guided first model: the driver climbs (asks 2) instead of descending from 3
     assert [s["claim"].get("k") for s in steps] == [None, 2] and outcome.value == 1
     assert steps[0]["stats"] == {"guided": 1}
-    again = drv.Recorder(encoding, lambda: pytest.fail("replayed"), lambda s: s["v"], lambda s: [], lambda s: s, replay=steps)
+    again = drv.Steering(encoding, lambda: pytest.fail("replayed"), lambda s: s["v"], lambda s: [], lambda s: s, replay=steps)
     assert drv.run_objective(again).value == 1 and again.guided is True
     unguided = [dict(s, stats={}) for s in steps]
-    third = drv.Recorder(encoding, lambda: Scripted([("unsat", None), ("unsat", None)]), lambda s: s["v"], lambda s: [],
+    third = drv.Steering(encoding, lambda: Scripted([("unsat", None), ("unsat", None)]), lambda s: s["v"], lambda s: [],
                          lambda s: s, replay=unguided[:1])
     drv.run_objective(third)  # replayed unguided: the descent from 3 is asked
-    assert third.guided is False and third.checks == 2
+    assert third.guided is False and third.recorder.checks == 2
 
 
 def test_a_resumed_run_is_steered_by_its_last_model_polished():
@@ -833,25 +834,25 @@ def test_a_resumed_run_is_steered_by_its_last_model_polished():
 
     formula = Formula.from_cnf(CNF())
     encoding = Encoding("scripted", 1, formula, climb(descend=True, upper=4), lambda model: dict(model),
-                        guess=lambda: [lit("first")], polish=polish)
+                        advice=Advice(first_guess=lambda: [lit("first")], polish=polish))
     steps = []
-    first = drv.Recorder(encoding, lambda: Scripted([sat(2), ("unknown", None)]), lambda s: s["v"], lambda s: [],
+    first = drv.Steering(encoding, lambda: Scripted([sat(2), ("unknown", None)]), lambda s: s["v"], lambda s: [],
                          lambda s: steps.append(dict(s, index=len(steps))) or steps[-1])
     assert drv.run_objective(first).status == "unknown"
     polished.clear()
     engine = Steered([("unsat", None), ("unsat", None)])
-    again = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s,
+    again = drv.Steering(encoding, lambda: engine, lambda s: s["v"], lambda s: [], lambda s: s,
                          replay=[s for s in steps if s["result"] == "sat"])
     assert drv.run_objective(again).status == "optimal"
     assert polished == [(steps[0]["solution"], steps[0]["claim"])]
     assert engine.guides == [[lit("better")]]  # the first guess is not even made
     fresh = Steered([sat(1), ("unsat", None), ("unsat", None), ("unsat", None)])
-    drv.run_objective(drv.Recorder(encoding, lambda: fresh, lambda s: s["v"], lambda s: [], lambda s: s))
+    drv.run_objective(drv.Steering(encoding, lambda: fresh, lambda s: s["v"], lambda s: [], lambda s: s))
     assert fresh.guides[0] == [lit("first")] and [lit("better")] not in fresh.guides
     polished.clear()  # an engine told not to be guided (--no-guide) is not polished for
     unguided = Steered([("unsat", None), ("unsat", None)])
     unguided.params = {"guide": False}
-    drv.run_objective(drv.Recorder(encoding, lambda: unguided, lambda s: s["v"], lambda s: [], lambda s: s,
+    drv.run_objective(drv.Steering(encoding, lambda: unguided, lambda s: s["v"], lambda s: [], lambda s: s,
                                    replay=[s for s in steps if s["result"] == "sat"]))
     assert polished == [] and unguided.guides == [[lit("first")]]
 
@@ -1009,7 +1010,7 @@ def test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback(tmp_path):
 
 
 def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly():
-    """An encoding's slower search for a guess (Encoding.second_guess) runs once, after a check
+    """An encoding's slower search for a guess (Advice.second_guess) runs once, after a check
     stayed undecided for SECOND_GUESS_AFTER seconds under the first guess; that brief try is
     recorded as an unknown step with its reason, the engine is steered by the second guess, and the
     check runs again in the time left. Checks settled within the brief try never ask for it."""
@@ -1029,11 +1030,11 @@ def test_a_second_guess_is_asked_for_only_when_a_check_stays_undecided_briefly()
         return [lit("plan")]
 
     def run(script, time_limit, params=None, each_check=False):
-        encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model), second_guess=second_guess,
-                            second_guess_each_check=each_check)
+        encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model),
+                            advice=Advice(second_guess=second_guess, second_guess_each_check=each_check))
         engine, steps = Steered(script), []
         engine.params = params or {}
-        rec = drv.Recorder(encoding, lambda: engine, lambda s: s["v"], lambda s: [],
+        rec = drv.Steering(encoding, lambda: engine, lambda s: s["v"], lambda s: [],
                            lambda s: steps.append(dict(s, index=len(steps))) or steps[-1], time_limit=time_limit)
         return drv.run_objective(rec), steps, engine
 

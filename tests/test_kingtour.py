@@ -7,7 +7,7 @@ import json
 import pytest
 
 from brute_kingtour import best_overall
-from conftest import SEED_CASES, one_error_line
+from conftest import SEED_CASES, kingtour_encoding_with, one_error_line
 from smtpuzzles.puzzles import kingtour
 
 SEED_6x6_PREFIX = SEED_CASES["kingtour"]["best_prefix_6x6"]  # the seed's optimal first digits, 6x6, 2x3 boxes
@@ -132,7 +132,9 @@ def test_a_run_recorded_before_the_leap_resumes_climbing(tmp_path):
     from smtpuzzles import run as runner
 
     board = kingtour.parse(6, "2x3", None)
-    _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot", search="climb")
+    with pytest.MonkeyPatch.context() as patch:
+        kingtour_encoding_with(patch, order="climb")  # as the driver raised positions then
+        _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path, encoding="onehot")
     run, steps = read_ledger(ledger.dir)
     assert run.pop("search") == "climb"
     for key in ("certificate", "extra"):
@@ -165,10 +167,10 @@ def test_the_snake_guess_is_a_solution_the_referee_accepts(size, box):
 def test_a_board_with_clues_gets_no_guess_and_an_empty_one_answers_its_first_check_at_once():
     from smtpuzzles.engines import make_engine
 
-    assert kingtour.encode(kingtour.parse(4, "2x2", "1...\n....\n....\n....")).guess is None
+    assert kingtour.encode(kingtour.parse(4, "2x2", "1...\n....\n....\n....")).advice.on("first_guess") is False
     enc = kingtour.encode(kingtour.parse(12, "3x4", None))
     engine = make_engine("sat", enc.formula)
-    engine.guide(enc.guess)
+    engine.guide(enc.advice.first_guess)
     answer = engine.check([], None)
     assert answer.status == "sat" and answer.stats.get("guided") == 1
     assert kingtour.referee(kingtour.parse(12, "3x4", None), enc.decode(answer.model)) == []

@@ -73,7 +73,7 @@ def test_the_solver_takes_the_first_answer_as_its_first_model(size, box):
     board = kingtour.parse(size, box, None)
     encoding = kingtour.encode(board)
     engine = make_engine("sat", encoding.formula)
-    engine.guide(encoding.guess)
+    engine.guide(encoding.advice.first_guess)
     answer = engine.check([], None)
     assert answer.status == "sat" and answer.stats.get("guided") == 1
     solution = encoding.decode(answer.model)
@@ -89,7 +89,7 @@ def test_a_walk_out_of_time_leaves_the_snake_guess(monkeypatch):
     board = kingtour.parse(8, "2x4", None)
     encoding = kingtour.encode(board)
     engine = make_engine("sat", encoding.formula)
-    engine.guide(encoding.guess)
+    engine.guide(encoding.advice.first_guess)
     answer = engine.check([], None)
     assert answer.stats.get("guided") == 1
     assert kingtour.value(board, encoding.decode(answer.model)) == kingtour.value(board, kingtour.snake_solution(board))
@@ -131,11 +131,11 @@ def test_a_model_is_polished_along_its_own_tour_or_left_alone():
     snake = kingtour.snake_solution(board)
     worse = {"grid": [row[::-1] for row in snake["grid"]], "tour": snake["tour"]}  # still a Sudoku
     assert kingtour.referee(board, worse) == []
-    better = terms_solution(board, encoding.polish(worse, last))
+    better = terms_solution(board, encoding.advice.polish(worse, last))
     assert kingtour.referee(board, better) == [] and better["tour"] == worse["tour"]
     assert kingtour.value(board, better) > kingtour.value(board, worse)
-    assert kingtour.encode(board).polish(better, last) is None  # a fresh polish: nothing better along it
-    assert encoding.polish(better, last) is None  # and the guide just made is not polished again
+    assert kingtour.encode(board).advice.polish(better, last) is None  # a fresh polish: nothing better along it
+    assert encoding.advice.polish(better, last) is None  # and the guide just made is not polished again
 
 
 @pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3"), (6, "1x6"), (8, "2x4"), (9, "3x3")])

@@ -333,10 +333,10 @@ def test_the_second_guess_answers_the_claim_asked_or_says_none(monkeypatch):
     from smtpuzzles.objectives import claim_terms
 
     board = kingtour.parse(4, "2x2", None)
-    assert kingtour.encode(board).second_guess is None
+    assert not kingtour.encode(board).advice.on("second_guess")
     monkeypatch.setattr(encodings, "REACH_FROM_CELLS", 16)
     encoding = kingtour.encode(board)
-    assert encoding.second_guess_each_check
+    assert encoding.advice.second_guess_each_check
     grids = list(sudokus(4, 2, 2))
     lemma_starts = sorted({min([x] + [m[x] for m in encodings.board_symmetries(board)]) for x in board.cells})
     engine = make_engine("sat", encoding.formula)
@@ -347,7 +347,7 @@ def test_the_second_guess_answers_the_claim_asked_or_says_none(monkeypatch):
             prefix[-1] = (prefix[-1] + change - 1) % 4 + 1
             for than in range(0, 4):
                 claim = {"op": "exceed", "pos": pos, "prefix": prefix, "than": than}
-                terms = encoding.second_guess(None, claim)
+                terms = encoding.advice.second_guess(None, claim)
                 expected = reachable(grids, 4, prefix, than + 1, lemma_starts)
                 seen.add(expected)
                 if not expected:
@@ -361,4 +361,4 @@ def test_the_second_guess_answers_the_claim_asked_or_says_none(monkeypatch):
                 digits = kingtour.value(board, solution)
                 assert digits[:pos] == prefix and digits[pos] > than
     assert seen == {True, False}
-    assert encoding.second_guess(None, {"op": "beats", "best": [4] * 16}) is None
+    assert encoding.advice.second_guess(None, {"op": "beats", "best": [4] * 16}) is None

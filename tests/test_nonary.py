@@ -83,7 +83,7 @@ def test_a_quick_plan_steers_the_solver_to_that_very_plan(engine):
         plan = nonary.quick_plan(game)
         encoding = nonary.encode(game, "chains")
         solver = make_engine(engine, encoding.formula)
-        solver.guide(encoding.guess)
+        solver.guide(encoding.advice.first_guess)
         answer = solver.check([encoding.objective.at_least(nonary.value(game, plan))], None)
         assert answer.status == "sat" and answer.stats.get("guided") == 1, seed
         moves = encoding.decode(answer.model)["moves"]
@@ -256,7 +256,7 @@ def test_auto_lists_positions_up_to_the_limit_and_falls_back_to_chains(monkeypat
     monkeypatch.setitem(nonary.LIMITS, "positions", 1000)
     fallback = nonary.encode(game)
     assert (fallback.name, fallback.formula.sha256) == ("auto", nonary.encode(game, "chains").formula.sha256)
-    assert fallback.guess is not None  # the chains formula keeps its quick plan
+    assert fallback.advice.on("first_guess")  # the chains formula keeps its quick plan
     assert nonary.explore(game, 1000) is None and nonary.explore(game, 1643) is not None
 
 
@@ -429,7 +429,7 @@ def test_an_all_out_plan_is_one_the_chains_formula_admits(engine):
         doors = [game.doors[m["door"]] for m in plan["moves"]]
         assert len(doors) > len(set(doors)), seed  # equal doors passed
         encoding = nonary.encode(game, "chains")
-        terms = encoding.second_guess(None)
+        terms = encoding.advice.second_guess(None, None)
         solver = make_engine(engine, encoding.formula)
         solver.guide(lambda: terms)
         answer = solver.check([encoding.objective.at_least(9)], None)
@@ -467,5 +467,5 @@ def test_the_second_guess_ends_within_the_time_it_is_given():
 
     encoding = nonary.encode(nonary.from_doors(random_game(6, rooms=7, doors=40)))
     started = time.perf_counter()
-    assert encoding.second_guess(0.5) is None
+    assert encoding.advice.second_guess(0.5, None) is None
     assert time.perf_counter() - started < 5

@@ -37,7 +37,7 @@ def stricter(module, monkeypatch, forbid):
         for name in forbid(instance):
             cnf.add([-cnf.index[name]])
         return dataclasses.replace(enc, formula=dataclasses.replace(Formula.from_cnf(cnf), z3_solver=enc.formula.z3_solver),
-                                   guess=None, second_guess=None)
+                                   advice=enc.advice.replace(first_guess=None, second_guess=None))
     monkeypatch.setattr(module, "encode", encode)
 
 

@@ -63,7 +63,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
     # The encoding's advice to refute the claim a case at a time holds for a proof made here too: a
     # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
     outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                           proofs.claim_cases(query) if enc.proof_parts else None, parts_dir, checkers)
+                           enc.advice.proof_parts(lambda: proofs.claim_cases(query)), parts_dir, checkers)
     if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))

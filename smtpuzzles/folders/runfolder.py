@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, MAX_CUBE
-from smtpuzzles.objectives import SEARCHES, claim_fields, integer_list_fields
+from smtpuzzles.advice import ORDERS
+from smtpuzzles.objectives import claim_fields, integer_list_fields
 from smtpuzzles.engines import check_params
 from smtpuzzles.folders.bounded import (MiB, GzLines, check_text, gz_digest, json_values, open_regular, parse_json,
                                  read_capped, read_gz)
@@ -167,7 +168,7 @@ def check_run(run, where: str) -> dict:
     _require(_is_hex64(run["last_step_sha256"]), "last_step_sha256 is not a sha-256", where)
     _require(run["status"] in STATUSES, f"unknown status {run['status'][:40]!r}", where)
     _require(run["steps"] >= 0, "steps is negative", where)
-    _require(run.get("search", "climb") in SEARCHES, f"unknown search {str(run.get('search'))[:40]!r}", where)
+    _require(run.get("search", "climb") in ORDERS, f"unknown search {str(run.get('search'))[:40]!r}", where)
     _require(run.get("cubes", 1) in CUBE_DEPTHS, f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}", where)
     enc = run["encoding"]
     _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and {"name", "version"} <= set(enc)

@@ -11,8 +11,9 @@ A kind module (lex, count, satisfy here) holds, top to bottom:
   terms(objective, claim)        the assumptions of the check that tests a claim
   words(claim, show)             the claim in words (`show` writes a vector)
   meets(claim, worth, solution, same)  whether a model worth `worth` answers the claim
-  search(rec, objective, solution, value, mode, limit, how) -> Outcome
-                                 the search after the first model, every check through `rec`
+  search(steer, objective, solution, value, mode, limit, advice) -> Outcome
+                                 the search after the first model, every check through `steer`
+                                 (smtpuzzles.driver.Steering), as the encoding's advice says
   closing(run: Recorded)         the claim a finished run must have refuted, and its words;
                                  raises ClaimFails when the claimed status cannot hold
   unfinished(run: Recorded)      optional: what must hold of a run that stopped early
@@ -51,8 +52,6 @@ def register(kind: ModuleType) -> None:
 
 for _kind in (lex, count, satisfy):
     register(_kind)
-
-SEARCHES = lex.SEARCHES
 
 
 def kind_of(objective: Any) -> ModuleType:
@@ -128,6 +127,6 @@ def meets(claim: dict, solution: dict, worth, same: Callable) -> bool:
     return kind.meets(claim, worth, solution, same)
 
 
-__all__ = ["ClaimFails", "IntMax", "KINDS", "LexMax", "Outcome", "Recorded", "RefereeRejected", "SEARCHES",
-           "Satisfy", "best_is_value", "claim_fields", "claim_terms", "describe", "integer_list_fields", "kind_of",
+__all__ = ["ClaimFails", "IntMax", "KINDS", "LexMax", "Outcome", "Recorded", "RefereeRejected", "Satisfy",
+           "best_is_value", "claim_fields", "claim_terms", "describe", "integer_list_fields", "kind_of",
            "kind_of_claim", "known", "meets", "proves_prefix", "register", "stopped", "vector_text"]

@@ -45,17 +45,17 @@ def meets(claim: dict, worth, solution: dict, same: Callable) -> bool:
     return isinstance(worth, int) and worth >= claim["k"]
 
 
-def search(rec, objective: IntMax, solution: dict, best: int, mode: str, limit, how: str) -> Outcome:
+def search(steer, objective: IntMax, solution: dict, best: int, mode: str, limit, advice) -> Outcome:
     """Climb: ask for at least best + 1 until UNSAT; that last UNSAT query is the certificate.
     With `descend`, first ask the ceiling and each bound below it down to best + 1, stopping at the
     first SAT answer: when the bound just above it was refuted, that step is the certificate;
     otherwise (SAT at the ceiling itself) the climb goes on from there. A first model that came from
     the encoding's guess is usually optimal already, so then the climb starts at once: every bound
     refuted above best + 1 would be a proof that the one at best + 1 makes redundant."""
-    if objective.descend and objective.upper is not None and not rec.guided:
+    if objective.descend and objective.upper is not None and not steer.guided:
         refuted = None  # the lowest bound refuted so far
         for k in range(objective.upper, best, -1):
-            result, found, value = rec.check({"op": "at_least", "k": k})
+            result, found, value = steer.check({"op": "at_least", "k": k})
             if stopped(result):
                 return Outcome(result, best, solution)
             if result == "unsat":
@@ -63,25 +63,25 @@ def search(rec, objective: IntMax, solution: dict, best: int, mode: str, limit, 
                 continue
             if refuted is not None and value >= refuted:
                 raise RefereeRejected(f"the model is worth {value}, yet at least {refuted} was refuted")
-            best, solution = _improved(rec, k, found, value)
+            best, solution = _improved(steer, k, found, value)
             break
         if refuted == best + 1:
             return Outcome("optimal", best, solution, certificate={"claim": {"op": "at_least", "k": refuted}})
     while True:
         claim = {"op": "at_least", "k": best + 1}
-        result, found, value = rec.check(claim)
+        result, found, value = steer.check(claim)
         if stopped(result):
             return Outcome(result, best, solution)
         if result == "unsat":
             return Outcome("optimal", best, solution, certificate={"claim": claim})
-        best, solution = _improved(rec, best + 1, found, value)
+        best, solution = _improved(steer, best + 1, found, value)
 
 
-def _improved(rec, k: int, found: dict, value: int) -> tuple[int, dict]:
+def _improved(steer, k: int, found: dict, value: int) -> tuple[int, dict]:
     """A SAT answer to "at least k": its refereed value must reach k; it becomes the best."""
     if value < k:
         raise RefereeRejected(f"the model is worth {value}, the check asked for at least {k}")
-    rec.on_solution(found, value)
+    steer.on_solution(found, value)
     return value, found
 
 

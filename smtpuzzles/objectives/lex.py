@@ -14,9 +14,6 @@ from smtpuzzles.formula import Term, all_of, any_of
 from .base import ClaimFails, Outcome, Recorded, RefereeRejected, stopped
 
 KIND = "lex"
-# How the search raises a position: a run records its search so a resume asks the same questions in
-# the same order.
-SEARCHES = ("descend", "leap", "climb")
 # The claims it asks, and their fields: "with `prefix` fixed, position `pos` can exceed `than`", and
 # the closing one, "some vector beats `best`".
 MODES = ("optimise",)  # the run modes this kind answers
@@ -78,9 +75,10 @@ def meets(claim: dict, worth, solution: dict, same: Callable) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ search
-def search(rec, objective: LexMax, solution: dict, best: list[int], mode: str, limit, how: str) -> Outcome:
+def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str, limit, advice) -> Outcome:
     """Position by position, with the proved prefix fixed. A position already at the largest value
-    with copies left needs no solver call (a `bound` step). Otherwise, by `how`:
+    with copies left needs no solver call (a `bound` step). Otherwise, by the advice's order
+    (smtpuzzles.advice.ORDERS):
 
     - `descend` (the default): ask for the largest value left there, then the one below, down to
       the best value's: the first SAT answer is the position's maximum, and if none comes the best
@@ -90,19 +88,21 @@ def search(rec, objective: LexMax, solution: dict, best: list[int], mode: str, l
       descend from the top only after that raised it;
     - `climb` (runs recorded before): ask for more than the best value until UNSAT, one SAT answer
       per step up.
-    Each run records its search: a resume must ask the same questions in the same order."""
+    Each run records its order: a resume must ask the same questions in the same order. The closing
+    claim is closed by its cases where the advice says so."""
+    how = advice.order
     prefix: list[int] = []
 
     def ask(than: int) -> str:
         nonlocal best, solution
         claim = {"op": "exceed", "prefix": list(prefix), "pos": len(prefix), "than": than}
-        result, found, value = rec.check(claim)
+        result, found, value = steer.check(claim)
         if result == "sat":
             i = len(prefix)
             if not (value[:i] == best[:i] and value[i] > than):
                 raise RefereeRejected(f"the model does not meet the claim at position {i + 1}")
             best, solution = value, found
-            rec.on_solution(solution, best)
+            steer.on_solution(solution, best)
         return result
 
     def ended(result: str) -> Outcome:
@@ -113,7 +113,7 @@ def search(rec, objective: LexMax, solution: dict, best: list[int], mode: str, l
         top = _largest_left(objective, prefix)
         if best[i] >= top:
             claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
-            rec.note_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
+            steer.close_by_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
             prefix.append(best[i])
             continue
         if how != "descend":
@@ -137,10 +137,10 @@ def search(rec, objective: LexMax, solution: dict, best: list[int], mode: str, l
             prefix.append(best[i])
     closing = {"op": "lex_greater", "best": list(best)}
     # "Greater than best" is "first greater at position i" for some i: each of those was refuted
-    # as position i closed, so where the encoding says so the closing claim needs no solver. A
-    # run whose cases are not all recorded asks the solver.
-    if not (rec.encoding.close_by_cases and rec.note_cases(closing, cases(objective, best))):
-        result, _, _ = rec.check(closing)
+    # as position i closed, so where the advice says so the closing claim needs no solver. A run
+    # whose cases are not all recorded asks the solver.
+    if not steer.close_by_cases(closing, cases(objective, best)):
+        result, _, _ = steer.check(closing)
         if result == "sat":
             raise RefereeRejected("the closing certificate found a better vector after every position was closed")
         if stopped(result):

@@ -42,7 +42,9 @@ def meets(claim: dict, worth, solution: dict, same: Callable) -> bool:
                for other in claim["solutions"])
 
 
-def search(rec, objective: Satisfy, solution: dict, value, mode: str, limit: int | None, how: str) -> Outcome:
+def search(steer, objective: Satisfy, solution: dict, value, mode: str, limit: int | None, advice) -> Outcome:
+    """Block each solution found until none is left, or the mode's question is answered (the advice
+    has nothing for this kind)."""
     if mode == "solve":
         return Outcome("solved", value, solution)
     found = [solution]
@@ -52,7 +54,7 @@ def search(rec, objective: Satisfy, solution: dict, value, mode: str, limit: int
         if mode == "count" and limit is not None and len(found) >= limit:
             return Outcome("solved", value, solution, extra={"count": len(found), "count_complete": False})
         claim = {"op": "block", "solutions": list(found)}
-        result, other, _ = rec.check(claim)
+        result, other, _ = steer.check(claim)
         if stopped(result):
             return Outcome(result, value, solution, extra={"count": len(found)})
         if result == "unsat":

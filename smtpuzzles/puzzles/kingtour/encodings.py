@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.formula import CNF, Formula, SmtBuilder, any_of, count_true, lit, raw
+from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import LexMax
 from smtpuzzles.symmetry import Lemma, generating_set
@@ -28,7 +29,7 @@ POLISH_SECONDS_9X9, POLISH_SECONDS_MAX = 0.16, 10.0
 # Cells from which the polish raises each position by `reach` instead of guess.improve's search,
 # a check undecided after 5 s is answered by `reach` where it can, within SECOND_GUESS_SECONDS, and
 # the closing claim's proof made by `certify` or `audit --proof` is made by its cases
-# (Encoding.proof_parts). On every board the run closes by its cases (Encoding.close_by_cases): each
+# (Advice.proof_parts). On every board the run closes by its cases (Advice.close_by_cases): each
 # was refuted as its position closed, and asking the whole claim again took 9x9 0.7 s of its 4.8.
 REACH_FROM_CELLS = 144
 SECOND_GUESS_SECONDS = 60.0
@@ -170,11 +171,12 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
     objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
     if starts is not None:
         cnf.at_least_one([visit[0, r, c] for r, c in starts])
-    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
-                    engines=("sat", "z3"), cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
-                    guess=None if any(any(row) for row in board.clues) else guess, polish=polish,
+    advice = Advice(first_guess=None if any(any(row) for row in board.clues) else guess, polish=polish,
                     second_guess=answer if steps >= REACH_FROM_CELLS else None, second_guess_each_check=True,
-                    close_by_cases=True, proof_parts=steps >= REACH_FROM_CELLS)
+                    cubes=lambda depth: tour_cubes(board, starts or board.cells, depth), close_by_cases=True,
+                    proof_parts=steps >= REACH_FROM_CELLS)
+    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
+                    engines=("sat", "z3"), advice=advice)
 
 
 def quadrant(board: Board) -> list[tuple[int, int]]:

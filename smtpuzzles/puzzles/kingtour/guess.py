@@ -1,4 +1,4 @@
-"""A first answer near the record, for the solver to start from (`Encoding.guess`).
+"""A first answer near the record, for the solver to start from (`Advice.first_guess`).
 
 The tour and its digits are built together, a step at a time, never going back. Of the king moves
 from the path's end it takes the one whose cell can hold the largest digit, the largest that the

@@ -36,6 +36,7 @@ from typing import Callable
 
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.formula import CNF, FALSE, TRUE, Formula, Term, lit
+from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.objectives import IntMax
 
@@ -245,7 +246,8 @@ class Chains:
         # The driver climbs instead when the guess gave the first model, as it usually does.
         objective = IntMax(at_least, upper=len(PLAYERS), descend=True)
         return Encoding("chains", CHAINS_VERSION, Formula.from_cnf(self.cnf), objective, self.decode,
-                        engines=("sat", "z3"), guess=lambda: self.plan_literals(planner()), second_guess=second_guess)
+                        engines=("sat", "z3"), advice=Advice(first_guess=lambda: self.plan_literals(planner()),
+                                                             second_guess=second_guess))
 
 
 def equal_counts(cnf: CNF, left: list[int], right: list[int]) -> None:
