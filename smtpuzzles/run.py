@@ -265,9 +265,8 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         try:
             with ctrl_c_between_steps():
                 outcome = run_objective(steering, settings.mode, settings.limit)
-                leftover = steering.recorder.upcoming
-                if leftover is not None:  # a recorded step no question of the run asked: the ledger was edited
-                    raise ResumeMismatch(f"step {leftover['index']} answers nothing the run asks")
+                if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
+                    raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
         except KeyboardInterrupt:
             outcome = Outcome("interrupted")
         except ResumeMismatch as exc:
