@@ -188,3 +188,13 @@ def test_runs_ask_for_glucose_4_2_unless_told_otherwise_and_record_what_ran(tmp_
     _, ledger = runner.solve(kingtour, board, "", out_dir=tmp_path / "asked", params={"solver": "glucose4"})
     assert ledger.run["engine"]["params"]["solver"] == "glucose4"
     assert ledger.run["engine"]["version"].endswith("/ glucose4")
+
+
+def test_a_prime_size_without_a_box_is_one_line_and_with_one_is_taken(cli):
+    """--size 7 would silently become 1x7 boxes (no box rule at all): it is refused unless asked for."""
+    from conftest import one_error_line
+
+    code, _, err = cli("solve", "kingtour", "--size", 7)
+    assert code == 2 and one_error_line(err) == ("smtpuzzles: error: --size: 7x7 has no box shape but 1x7 (each row its own "
+                                                 "box, so no box rule): give --box 1x7 to mean that")
+    assert kingtour.parse(7, "1x7", None).box_rows == 1

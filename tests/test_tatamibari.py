@@ -265,3 +265,13 @@ def test_blocking_a_solution_ignores_region_ids_and_a_non_solution_blocks_nothin
         for other in (not_rectangles, no_clue):
             result = engine.check([enc.objective.block({"regions": other})], None)
             assert result.status == "sat" and T.same_solution(board, enc.decode(result.model), {"regions": case["solution"]})
+
+
+def test_a_text_grid_may_put_spaces_between_its_cells():
+    from smtpuzzles.errors import InputError
+    from smtpuzzles.puzzles.tatamibari import parse as tatamibari_parse
+
+    apart = tatamibari_parse.from_text("+ . -\n. | .\n? . .\n", "grid")
+    assert apart == tatamibari_parse.from_text("+.-\n.|.\n?..\n", "grid")
+    with pytest.raises(InputError, match=r"ragged grid"):
+        tatamibari_parse.from_text("+ . -\n. |\n", "grid")

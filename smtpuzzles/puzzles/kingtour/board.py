@@ -71,6 +71,9 @@ def parse(size: int, box: str | None, clues_text: str | None, where: str = "clue
     if not 1 <= size <= LIMITS["size"]:
         raise InputError(f"size {size} is outside 1..{LIMITS['size']} (the largest board accepted)", "--size")
     rows, cols = parse_box(box, size) if box else default_box(size)
+    if not box and rows == 1 and size > 1:  # a prime size: the only "box" is a row, so no box rule at all
+        raise InputError(f"{size}x{size} has no box shape but 1x{size} (each row its own box, so no box rule): "
+                         f"give --box 1x{size} to mean that", "--size")
     if rows * cols != size:
         raise InputError(f"no box shape tiles {size}x{size}", "--box")
     grid = [[0] * size for _ in range(size)]

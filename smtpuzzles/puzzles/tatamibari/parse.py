@@ -35,7 +35,8 @@ def check_limits(board: Board, source: str) -> Board:
 
 def from_text(text: str, source: str = "input") -> Board:
     lines = [line.rstrip("\r") for line in text.split("\n")]
-    numbered = [(i + 1, line.strip()) for i, line in enumerate(lines) if line.strip()]
+    # Cells may stand apart, as in clue files ("+ . -"): white space is never a cell, so it is dropped.
+    numbered = [(i + 1, "".join(line.split())) for i, line in enumerate(lines) if line.strip()]
     if not numbered:
         raise InputError("the puzzle is empty", source)
     width = len(numbered[0][1])
