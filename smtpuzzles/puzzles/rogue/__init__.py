@@ -32,8 +32,10 @@ MODES = ("optimise",)
 
 
 def examples():
-    """The seed's maps and more, in smtpuzzles/examples/rogue/ (package data)."""
-    return examples_in(BUNDLED / NAME, load, ENCODINGS[0])
+    """The seed's maps and more, in smtpuzzles/examples/rogue/ (package data), in the regions
+    encoding: the exports show the question a solver is asked of each map (the default, reach,
+    would state the search's answer in two lines)."""
+    return examples_in(BUNDLED / NAME, load, "regions")
 
 
 class Picture:
