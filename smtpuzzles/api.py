@@ -259,6 +259,10 @@ class AuditResult:
     def __getattr__(self, name: str):
         return getattr(self.report, name)
 
+    def __repr__(self) -> str:
+        # One line: a notebook shows the report once, as HTML; this is the plain form beside it.
+        return f"<AuditResult {self.report.verdict}: {self.report.puzzle} {self.report.status} {self.report.run_dir}>"
+
     def __rich__(self):
         from smtpuzzles.auditview import report_view
 

@@ -200,9 +200,11 @@ class Drawing:
     def document(self) -> str:
         """The whole SVG document (no XML declaration: UTF-8 is the default)."""
         title = f"<title>{text(self.title)}</title>" if self.title else ""
+        # Its title is its alt text too: a notebook or a page showing the SVG inline names it by it.
+        label = f' role="img" aria-label="{attribute(self.title)}"' if self.title else ""
         w, h = number(self.width), number(self.height)
         head = (f'<svg xmlns="{SVG_NS}" version="1.1" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-                f'font-family="{SANS}">')
+                f'font-family="{SANS}"{label}>')
         background = f'<rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>'
         return "\n".join([head + title, background, *self.parts, "</svg>"]) + "\n"
 
@@ -245,7 +247,7 @@ def titled(document: str, headings: Sequence[str], caption: Sequence[str] = ()) 
     words = [text_width(h, HEADING_SIZE, bold=True) for h in headings] + [text_width(c, CAPTION_SIZE) for c in caption]
     total_w = max([width] + [w + 2 * margin for w in words])
     total_h = heading_h + height + caption_h
-    outer = Drawing(total_w, total_h, title=" ".join(headings))
+    outer = Drawing(total_w, total_h, title=" ".join([*headings, *caption]))
     for i, heading in enumerate(headings):
         outer.text(margin, margin + (i + 0.8) * HEADING_SIZE * LINE, heading, font_size=HEADING_SIZE,
                    font_weight="bold" if i == 0 else None, fill=INK, class_="heading")

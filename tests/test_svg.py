@@ -329,3 +329,17 @@ def test_a_notebook_shows_the_drawing_where_the_puzzle_has_one():
     assert bare._repr_svg_() is None and bare._repr_html_().startswith("<pre")
     # (IPython's DisplayFormatter, given these two answers, puts only image/svg+xml in the bundle:
     # checked by hand; IPython is not a test dependency, and no test here is skipped.)
+
+
+def test_a_drawing_carries_its_title_as_alt_text(tmp_path):
+    """A notebook or a page shows the SVG inline: its title (headings and caption, status and value
+    among them) is its accessible name, escaped as an attribute."""
+    import re
+
+    import smtpuzzles
+
+    result = smtpuzzles.solve("kingtour", {"size": 4, "box": "2x2"}, out=tmp_path)
+    svg = result._repr_svg_()
+    label = re.search(r'<svg[^>]* role="img" aria-label="([^"]*)"', svg)
+    assert label and "kingtour" in label[1] and "optimal" in label[1]
+    assert repr(result.audit()).startswith("<AuditResult consistent: kingtour optimal ")
