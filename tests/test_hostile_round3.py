@@ -364,15 +364,17 @@ WORDS = {"a dangling link at a file": "is a symbolic link", "a link to a file el
          "a linked subfolder": "is a symbolic link", "a dangling linked subfolder": "is a symbolic link"}
 
 
-@pytest.mark.parametrize("attack", ATTACKS)
-@pytest.mark.parametrize("command,name", [("examples", "examples.toml"), ("examples", "tatamibari/01.txt"),
-                                          ("export", "tatamibari/01.smt2")])
+# Every attack on every file name, but a subfolder's attacks on a file at the top (it has none):
+# those pairs are not made at all, so nothing is skipped.
+TARGETS = [("examples", "examples.toml"), ("examples", "tatamibari/01.txt"), ("export", "tatamibari/01.smt2")]
+
+
+@pytest.mark.parametrize("attack,command,name", [(attack, command, name) for attack in ATTACKS for command, name in TARGETS
+                                                 if "subfolder" not in attack or "/" in name])
 def test_3_examples_and_export_never_write_through_a_link_nor_open_a_fifo(cli, box, attack, command, name):
     tmp_path, out, elsewhere = box
     if attack != "a linked subfolder" and attack != "a dangling linked subfolder" and "/" in name:
         (out / name).parent.mkdir()
-    if "subfolder" in attack and "/" not in name:
-        pytest.skip("a file at the top has no subfolder")
     ATTACKS[attack](out, elsewhere, name)
     refused_in_one_line(cli, command, out, tmp_path, WORDS[attack])
     assert (elsewhere / "victim.txt").read_text() == "keep me\n" and sorted(p.name for p in elsewhere.iterdir()) == ["victim.txt"]
