@@ -6,19 +6,15 @@ Exit codes: 0 an answer (optimal, solved, infeasible; audit clean), 1 an audit c
 
 from __future__ import annotations
 
+import importlib
 import sys
 
-from smtpuzzles.driver import RefereeRejected
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
 from smtpuzzles import ticker
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
-from smtpuzzles.cli.other_commands import (cmd_audit, cmd_batch, cmd_convert, cmd_examples, cmd_export, cmd_proofs,
-                                           cmd_results, cmd_serve)
 from smtpuzzles.cli.parser import build_parser
-from smtpuzzles.cli.showing import cmd_show
-from smtpuzzles.cli.solving import ProgressView, cmd_certify, cmd_solve
 
 __all__ = ["EXIT", "ProgressView", "build_parser", "main"]
 
@@ -33,7 +29,7 @@ def main(argv=None) -> int:
         except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
             return exc.code if isinstance(exc.code, int) else 2
         ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
-        return COMMANDS[args.command](args)
+        return command(args.command)(args)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -48,12 +44,34 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("smtpuzzles: interrupted", file=sys.stderr)
         return 130
-    except RefereeRejected as exc:  # an encoding bug: never shown as an answer
+    except RuntimeError as exc:  # a RefereeRejected, an encoding bug: never shown as an answer
+        # (its module is loaded by whatever raised it; the command line does not load it to start)
+        objectives = sys.modules.get("smtpuzzles.objectives.base")
+        if objectives is None or not isinstance(exc, objectives.RefereeRejected):
+            raise
         print(f"smtpuzzles: internal error: {one_line(str(exc))}", file=sys.stderr)
         return 1
 
 
-COMMANDS = {"solve": cmd_solve, "certify": cmd_certify, "audit": cmd_audit, "proofs": cmd_proofs, "show": cmd_show,
-            "export": cmd_export,
-            "examples": cmd_examples, "convert": cmd_convert, "results": cmd_results, "serve": cmd_serve,
-            "batch": cmd_batch}
+# Each command's module is imported when that command runs (start-up: `--help` and `solve` load
+# neither rich's live display nor the audit, the web page or the batch runner; docs/benchmarks.md).
+COMMANDS = {"solve": "solving", "certify": "solving", "audit": "other_commands", "proofs": "other_commands",
+            "show": "showing", "export": "other_commands", "examples": "other_commands",
+            "convert": "other_commands", "results": "other_commands", "serve": "other_commands",
+            "batch": "other_commands"}
+
+
+def command(name: str):
+    """The function that runs the command `name` (`cmd_NAME` in its module)."""
+    return getattr(importlib.import_module(f"smtpuzzles.cli.{COMMANDS[name]}"), f"cmd_{name}")
+
+
+def __getattr__(name: str):
+    # `from smtpuzzles.cli import ProgressView` (and the cmd_ functions) as before the lazy imports.
+    if name == "ProgressView":
+        from smtpuzzles.cli.solving import ProgressView
+
+        return ProgressView
+    if name.startswith("cmd_") and name[4:] in COMMANDS:
+        return command(name[4:])
+    raise AttributeError(f"module 'smtpuzzles.cli' has no attribute {name!r}")

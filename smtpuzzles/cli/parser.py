@@ -1,14 +1,18 @@
 """The arguments: one parser, each command's flags in a function of its own, the installed puzzles'
-options added as flags, and the tool's error style (one line naming the argument, exit 2)."""
+options added as flags, and the tool's error style (one line naming the argument, exit 2).
+
+The installed puzzles are loaded (entry points, their modules and the solvers they import) only when
+something needs them: `solve`'s flags and help are added when `solve` is parsed or its help or
+usage is shown, and the `convert` line of the top-level help is written when that help is shown.
+Building the parser and running any other command loads no puzzle."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import sys
+from typing import Callable
 
-
-from smtpuzzles import puzzles
 from smtpuzzles.version import __version__
 from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
 from smtpuzzles.engines import ENGINES
@@ -43,6 +47,30 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", DefaultsFormatter)
         super().__init__(*args, **kwargs)
         self.commands: dict[str, "Parser"] = {}
+        self.fill: Callable[["Parser"], None] | None = None  # adds the rest of the flags on first use
+        self.late_help: list[Callable[[], None]] = []  # each sets a help text before help is shown
+
+    def filled(self) -> "Parser":
+        if self.fill is not None:
+            fill, self.fill = self.fill, None
+            fill(self)
+        return self
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.filled()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self):
+        return self.filled()._format(super().format_usage)
+
+    def format_help(self):
+        return self.filled()._format(super().format_help)
+
+    def _format(self, formatted: Callable[[], str]) -> str:
+        for late in self.late_help:
+            late()
+        self.late_help = []
+        return formatted()
 
     def parse_args(self, args=None, namespace=None):
         namespace, extras = self.parse_known_args(args, namespace)
@@ -88,14 +116,40 @@ def build_parser() -> argparse.ArgumentParser:
     _results_command(sub)
     _serve_command(sub)
     _batch_command(sub)
-    parser.commands = dict(sub.choices)
+    parser.commands = Commands(sub.choices)
+    parser.late_help.append(lambda: _convert_help(sub))
     return parser
+
+
+class Commands(dict):
+    """The subcommands' parsers, each with all its flags when it is looked up (a test reading
+    `commands["solve"]._actions` sees the puzzles' flags, as `solve` does when it parses)."""
+
+    def __getitem__(self, name):
+        return super().__getitem__(name).filled()
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
 
 
 def _solve_command(sub) -> None:
     solve = sub.add_parser("solve", help="solve a puzzle and record the run", description="Solve a puzzle optimally and "
                            "record every solver check in a run folder. Exit 0 an answer, 2 bad input, 3 a time limit "
-                           "ran out (unknown), 130 interrupted.", epilog=puzzle_list())
+                           "ran out (unknown), 130 interrupted.")
+    solve.fill = _solve_flags
+
+
+def _solve_flags(solve: Parser) -> None:
+    """`solve`'s arguments, which name the installed puzzles (loaded here, on first use)."""
+    from smtpuzzles import puzzles
+
+    solve.epilog = puzzle_list()
     solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.names()))
     solve.add_argument("input", nargs="?", metavar="INPUT",
                        help="input file or - for stdin; a URL where the puzzle reads one (see below)")
@@ -236,11 +290,20 @@ def _examples_command(sub) -> None:
 
 
 def _convert_command(sub) -> None:
-    converters = [f"{p.NAME}: {p.CONVERTS}" for p in puzzles.all_puzzles() if p.convert]
-    convert = sub.add_parser("convert", help="an input from one form to another (" + "; ".join(converters or ["none"]) + ")")
+    convert = sub.add_parser("convert", help="an input from one form to another")  # the converters: _convert_help
     convert.add_argument("input", metavar="INPUT", help="an input file, - for stdin, or a URL")
     convert.add_argument("--puzzle", metavar="NAME",
                          help="whose conversion (needed only when more than one puzzle converts)")
+
+
+def _convert_help(sub) -> None:
+    """The top-level help's `convert` line names each puzzle's conversion (loading the puzzles)."""
+    from smtpuzzles import puzzles
+
+    converters = [f"{p.NAME}: {p.CONVERTS}" for p in puzzles.all_puzzles() if p.convert]
+    for action in sub._choices_actions:
+        if action.dest == "convert":
+            action.help = "an input from one form to another (" + "; ".join(converters or ["none"]) + ")"
 
 
 def _results_command(sub) -> None:
@@ -304,6 +367,8 @@ def budget_flag(parser, what: str) -> None:
 def puzzle_options_by_name() -> dict[str, list]:
     """Every registered puzzle's options by name: [(puzzle, Option), ...] (the registry has made sure
     that puzzles sharing a name agree on its type)."""
+    from smtpuzzles import puzzles
+
     found: dict[str, list] = {}
     for puzzle in puzzles.all_puzzles():
         for option in puzzle.OPTIONS:
@@ -325,12 +390,14 @@ def add_puzzle_options(solve: argparse.ArgumentParser) -> None:
 
 
 def having_mode(mode: str) -> str:
+    from smtpuzzles import puzzles
     return ", ".join(p.NAME for p in puzzles.all_puzzles() if mode in p.MODES) or "no puzzle installed"
 
 
 def puzzle_list() -> str:
     """The puzzles for `solve --help`: what each asks, its options, its encodings; within 80 columns."""
     import textwrap
+    from smtpuzzles import puzzles
 
     lines = ["puzzles:"]
     for puzzle in puzzles.all_puzzles():

@@ -10,10 +10,12 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.formula import Formula, Term
+
+if TYPE_CHECKING:  # annotations only: the command line reads ENGINES without loading the formulas
+    from smtpuzzles.formula import Formula, Term
 
 
 class Model(Protocol):

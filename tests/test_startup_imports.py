@@ -1,0 +1,37 @@
+"""Start-up: the command line loads the solvers, Dask and the web page only when a command uses them.
+
+A structural guard, not a timing (scripts/bench_startup.py measures): each check runs in a fresh
+interpreter and reads `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("z3", "pysat", "cvc5", "dask", "distributed", "flask", "pygal")
+
+
+def loaded_after(code: str) -> set[str]:
+    """The heavy top-level packages in `sys.modules` once `code` has run in a fresh interpreter."""
+    probe = code + f"\nimport json, sys\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r})))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_building_the_parser_loads_no_solver_dask_or_web_page():
+    assert loaded_after("from smtpuzzles.cli import build_parser\nbuild_parser()") == set()
+
+
+@pytest.mark.parametrize("argv", [["audit", "--help"], ["batch", "--help"], ["--version"], ["show", "/nonexistent"]])
+def test_a_command_that_needs_no_puzzle_loads_none_of_them(argv):
+    code = f"from smtpuzzles.cli import main\nmain({argv!r})"  # its output comes before the probe's last line
+    assert loaded_after(code) == set()
+
+
+def test_importing_the_package_and_the_entry_point_loads_none_of_them():
+    assert loaded_after("import smtpuzzles, smtpuzzles.__main__, smtpuzzles.cli") == set()
