@@ -252,7 +252,7 @@ def test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer(tmp_path):
     """A solve started in the background (`cmd &` in a script: SIGINT ignored from the start) leaves
     SIGINT ignored, as Python does, instead of stopping on it between steps."""
     out = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7",
+    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7", "--box", "1x7",
                              "--out", str(out), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
