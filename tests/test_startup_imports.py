@@ -35,3 +35,17 @@ def test_a_command_that_needs_no_puzzle_loads_none_of_them(argv):
 
 def test_importing_the_package_and_the_entry_point_loads_none_of_them():
     assert loaded_after("import smtpuzzles, smtpuzzles.__main__, smtpuzzles.cli") == set()
+
+
+def test_the_command_line_runs_with_its_output_in_memory(capsys, monkeypatch):
+    """A caller that points sys.stdout at a StringIO (whose encoding is None) gets the output, not an
+    AttributeError."""
+    import io
+    import sys
+
+    from smtpuzzles.cli import main
+
+    buffer = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", buffer)
+    assert main(["--version"]) == 0
+    assert buffer.getvalue().startswith("smtpuzzles ")

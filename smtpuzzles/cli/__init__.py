@@ -20,7 +20,9 @@ __all__ = ["EXIT", "ProgressView", "build_parser", "main"]
 
 
 def main(argv=None) -> int:
-    if getattr(sys.stdout, "encoding", "utf-8").lower().replace("-", "") != "utf8" and hasattr(sys.stdout, "reconfigure"):
+    # (A stream in memory, io.StringIO, has the encoding None: it takes any text.)
+    if (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "") != "utf8" \
+            and hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace")  # an ASCII terminal gets '?' for arrows, not a traceback
     try:
         # Building the parser loads the installed puzzles: a Ctrl-C during it is a Ctrl-C like any other.
