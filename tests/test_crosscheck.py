@@ -12,7 +12,7 @@ import pytest
 from smtpuzzles import puzzles
 from smtpuzzles.auditing.crosscheck import cross_check
 from smtpuzzles.puzzles import tatamibari
-from smtpuzzles.puzzles.search import tatamibari as search
+from smtpuzzles.puzzles.tatamibari import brute as search
 from tests.brute_tatamibari import rectangles, solutions as cell_filling_solutions
 from tests.test_reference_claims import owner_only_in, stricter
 

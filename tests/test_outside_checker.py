@@ -8,6 +8,7 @@ or admits more than the rules, fails the audit; a kept-parts folder's name never
 
 from __future__ import annotations
 
+from importlib import import_module
 import gzip
 import json
 import os
@@ -217,7 +218,7 @@ def test_a_reference_missing_the_box_rule_fails_the_audit_of_an_honest_run(cli, 
     the honest solution and a better number besides, so it cannot refute the claim."""
     import dataclasses
 
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    rules = import_module("smtpuzzles.puzzles.kingtour.reference")  # not `from`: the package's `reference` is its hook
 
     run_dir = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)["run_dir"]
     with_reference(monkeypatch, lambda board, claim: rules.reference(
@@ -234,7 +235,7 @@ def test_every_builtin_reference_admits_its_own_examples_solution():
     from smtpuzzles import puzzles
     from smtpuzzles.auditing import witness
     from smtpuzzles.contract import adopt
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    rules = import_module("smtpuzzles.puzzles.kingtour.reference")  # not `from`: the package's `reference` is its hook
 
     checked = 0
     for name in puzzles.names():

@@ -6,6 +6,7 @@ and the audit, and with the joined proof broken one way at a time."""
 
 from __future__ import annotations
 
+from importlib import import_module
 import dataclasses
 import json
 from pathlib import Path
@@ -100,12 +101,12 @@ def test_a_kingtour_reference_in_parts_agrees_with_the_whole():
 def test_certify_and_the_audit_on_a_reference_proved_in_parts(cli, monkeypatch, split, parts):
     """Split on the breaking clause (the start cell) or on F's "beats best first at step i"."""
     from smtpuzzles.puzzles.kingtour import symmetry as proposals
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    rules = import_module("smtpuzzles.puzzles.kingtour.reference")  # not `from`: the package's `reference` is its hook
 
     real = proposals.proposal
 
-    def advised(board, claim):
-        proposal = real(board, claim)
+    def advised(reference, board, claim):
+        proposal = real(reference, board, claim)
         wanted = True if split == "breaking" else proposals.beats_clause(rules.reference(board, claim), 4)
         return dict(proposal, parts=wanted if claim.get("op") == "lex_greater" else None)
 
@@ -191,7 +192,7 @@ def test_certify_stores_the_claims_proof_and_says_a_reference_too_large_to_store
     from smtpuzzles.puzzles.kingtour import symmetry as proposals
 
     real = proposals.proposal
-    monkeypatch.setattr(proposals, "proposal", lambda board, claim: dict(real(board, claim), parts=True))
+    monkeypatch.setattr(proposals, "proposal", lambda rules, board, claim: dict(real(rules, board, claim), parts=True))
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     run_dir = Path(result["run_dir"])
     from smtpuzzles.trusted import lrat

@@ -10,6 +10,7 @@ instance and what the claim rests on.
 from __future__ import annotations
 
 import dataclasses
+from importlib import import_module
 import json
 from pathlib import Path
 
@@ -166,7 +167,7 @@ def test_a_certified_kingtour_reference_proof_uses_the_checked_symmetry_lemma(cl
 
 
 def kingtour_reference(run_dir: Path):
-    from smtpuzzles.puzzles.rules import kingtour as rules
+    rules = import_module("smtpuzzles.puzzles.kingtour.reference")  # not `from`: the package's `reference` is its hook
 
     run = json.loads((run_dir / "run.json").read_text())
     board = kingtour.from_canonical(run["instance"])
@@ -182,7 +183,8 @@ def test_a_stored_symmetric_proof_fails_when_the_lemma_no_longer_holds(cli, monk
 
     real = proposals.proposal
     monkeypatch.setattr(proposals, "proposal",
-                        lambda board, claim: dict(real(board, claim), generators=real(board, claim)["generators"][:1]))
+                        lambda rules, board, claim: dict(real(rules, board, claim),
+                                                         generators=real(rules, board, claim)["generators"][:1]))
     code, report = audited(cli, run_dir)
     assert code == 1 and report["verdict"] == "FAILED"
     (section, text), = failing(report)
@@ -193,7 +195,7 @@ def test_a_refused_proposal_leaves_the_reference_proof_of_the_formula_alone(cli,
     from smtpuzzles.puzzles.kingtour import symmetry as proposals
 
     real = proposals.proposal
-    monkeypatch.setattr(proposals, "proposal", lambda board, claim: dict(real(board, claim), breaking=[1]))
+    monkeypatch.setattr(proposals, "proposal", lambda rules, board, claim: dict(real(rules, board, claim), breaking=[1]))
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
     run_dir = Path(result["run_dir"])
     record = json.loads((run_dir / "run.json").read_text())["reference_proof"]

@@ -1,13 +1,17 @@
-"""The reference encodings of smtpuzzles/puzzles/rules/, solved with python-sat and held against brute
+"""The reference encodings (smtpuzzles/puzzles/<name>/reference.py), solved with python-sat and held against brute
 force (never against the main encoders): optima, plan values and solution counts must agree, and
 every decoded model must pass the puzzle's referee. The CNF helpers are checked on every assignment
 of a few variables."""
 
 from __future__ import annotations
 
+from importlib import import_module
+import ast
 import itertools
 import json
 import random
+import sys
+from pathlib import Path
 
 import pytest
 from pysat.solvers import Solver
@@ -16,11 +20,12 @@ import brute_kingtour
 import brute_tatamibari
 from brute_nonary import most_escapees
 from conftest import DATA, SEED_CASES
-from smtpuzzles.puzzles import kingtour, nonary, tatamibari
+from smtpuzzles.puzzles import get, kingtour, nonary, tatamibari
 from smtpuzzles.trusted import cnf
-from smtpuzzles.puzzles.rules import kingtour as rules_kingtour
-from smtpuzzles.puzzles.rules import nonary as rules_nonary
-from smtpuzzles.puzzles.rules import tatamibari as rules_tatamibari
+
+rules_kingtour = import_module("smtpuzzles.puzzles.kingtour.reference")  # not `from`: the package's `reference` is its hook
+rules_nonary = import_module("smtpuzzles.puzzles.nonary.reference")  # not `from`: the package's `reference` is its hook
+rules_tatamibari = import_module("smtpuzzles.puzzles.tatamibari.reference")  # not `from`: the package's `reference` is its hook
 
 
 def solve(ref: cnf.Reference, assumptions=()):
@@ -105,21 +110,72 @@ def test_names_clauses_and_dimacs():
     assert cnf.true_vars([1, -2, 3]) == {1, 3} and cnf.true_vars({2}) == {2}
 
 
-def test_no_shared_code():
-    """The rules package imports nothing but the standard library, itself and the trust base's CNF
-    builder (smtpuzzles.trusted.cnf, which imports nothing of the project: tests/test_trust_base.py)."""
-    import ast
-    import sys
-    from pathlib import Path
+PUZZLES = Path(kingtour.__file__).resolve().parents[1]  # smtpuzzles/puzzles/
+REFERENCES = sorted(PUZZLES.glob("*/reference.py"))
 
-    folder = Path(rules_kingtour.__file__).parent
-    for path in folder.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                assert node.level == 1 or node.module.split(".")[0] in sys.stdlib_module_names \
-                    or node.module == "smtpuzzles.trusted.cnf", (path.name, node.module)
-            elif isinstance(node, ast.Import):
-                assert all(alias.name.split(".")[0] in sys.stdlib_module_names for alias in node.names), path.name
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """Every import of a module as (level, dotted name): `from . import x` is (1, "x"), `from .a import
+    b` (1, "a.b"), `import a.b` (0, "a.b"), `from a import b` (0, "a.b")."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            out += [(node.level, f"{base}.{alias.name}".lstrip(".")) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(0, alias.name) for alias in node.names]
+    return out
+
+
+def test_no_shared_code():
+    """Each puzzle's reference encoding (puzzles/<name>/reference.py) imports nothing but the standard
+    library and the trust base's CNF builder (smtpuzzles.trusted.cnf, which imports nothing of the
+    project: tests/test_trust_base.py): not its own package's other modules, not formula.py, nor any
+    module by a dynamic import."""
+    assert {path.parent.name for path in REFERENCES} >= {"kingtour", "nonary", "tatamibari"}
+    for path in REFERENCES:
+        text = path.read_text()
+        assert "__import__" not in text and "import_module" not in text and "importlib" not in text, path
+        for level, name in imported(path):
+            assert level == 0, (path, name)  # no relative import: the package's other modules are the encoder's
+            assert name.split(".")[0] in sys.stdlib_module_names or name in (
+                "smtpuzzles.trusted.cnf", "smtpuzzles.trusted.cnf.Reference", "smtpuzzles.trusted.cnf.true_vars"), \
+                (path, name)
+
+
+def test_brute_force_searches_import_only_the_standard_library():
+    """The brute-force searches (puzzles/<name>/brute.py), which the crosscheck holds the solver to, are
+    written from the rules alone like the references: standard library only, no solver, no encoder."""
+    for path in sorted(PUZZLES.glob("*/brute.py")):
+        for level, name in imported(path):
+            assert level == 0 and name.split(".")[0] in sys.stdlib_module_names, (path, name)
+
+
+def test_only_the_hook_imports_the_reference():
+    """No module of a puzzle's package but its __init__.py (the `reference` hooks) imports reference.py,
+    nor does the rest of smtpuzzles/: the encoder, its helpers and the symmetry proposal get the
+    reference's numbering only as the hook hands it over."""
+    for path in sorted(PUZZLES.parent.rglob("*.py")):
+        if path.name == "reference.py" or path.name == "__init__.py" and path.parent.parent == PUZZLES:
+            continue
+        package = path.parent.name if path.parent.parent == PUZZLES else None
+        for level, name in imported(path):
+            parts = name.split(".")
+            assert not (level == 1 and package and parts[0] == "reference"), (path, name)
+            assert not (level > 1 and "reference" in parts), (path, name)
+            assert not (level == 0 and parts[:2] == ["smtpuzzles", "puzzles"] and parts[3:4] == ["reference"]), \
+                (path, name)
+            assert "rules" not in parts[:3] or parts[:2] != ["smtpuzzles", "puzzles"], (path, name)  # the old folder
+
+
+def test_the_hook_keeps_its_name():
+    """`reference` on each puzzle package is the hook (a function), not the submodule reference.py: the
+    package imports the submodule first, under another name, so a later import of it leaves the hook."""
+    for path in REFERENCES:
+        package = import_module(f"smtpuzzles.puzzles.{path.parent.name}")
+        submodule = import_module(f"smtpuzzles.puzzles.{path.parent.name}.reference")
+        assert callable(package.reference) and package.reference is not submodule, path
+        assert callable(get(path.parent.name).reference), path
 
 
 # ------------------------------------------------------------------------------------- King's tour

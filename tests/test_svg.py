@@ -19,9 +19,9 @@ from brute_tatamibari import solutions as tatamibari_solutions
 from smtpuzzles import drawing, puzzles
 from smtpuzzles.contract import problems
 from smtpuzzles.puzzles import kingtour, nonary, rogue, tatamibari
-from smtpuzzles.puzzles.drawings import kingtour as king_drawing
-from smtpuzzles.puzzles.drawings import rogue as rogue_drawing
-from smtpuzzles.puzzles.drawings import tatamibari as tatami_drawing
+from smtpuzzles.puzzles.kingtour import drawing as king_drawing
+from smtpuzzles.puzzles.rogue import drawing as rogue_drawing
+from smtpuzzles.puzzles.tatamibari import drawing as tatami_drawing
 from test_plugin_example import BOARDS as KINGS_BOARDS
 from test_plugin_example import plugin  # noqa: F401 - the fixture, used by name below
 

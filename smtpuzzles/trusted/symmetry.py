@@ -1,6 +1,6 @@
 """The check of a symmetry lemma on a DIMACS formula, part of the trust base (docs/trust.md).
 
-The reference encodings (smtpuzzles.puzzles.rules) emit DIMACS with no names and no symmetry
+The reference encodings (smtpuzzles/puzzles/<name>/reference.py) emit DIMACS with no names and no symmetry
 breaking. A puzzle may propose a `FormulaLemma` for one (the `reference_symmetry` hook), and the
 proof is then of F & C, C its breaking clause: `check_formula` verifies the lemma on F itself, so
 the proposal is not trusted, only this check. The claim is part of F, so nothing else need be fixed.

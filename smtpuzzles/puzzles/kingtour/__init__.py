@@ -6,7 +6,8 @@ the tour visits every cell once, each step a king move (an open Hamiltonian path
 the sequence of digits in visiting order, maximised lexicographically.
 
 This package is the puzzle's contract: the board and its rules (board.py), the encodings
-(encodings.py), and the pictures (here, and in smtpuzzles.puzzles.drawings.kingtour).
+(encodings.py), and the pictures (here, and in drawing.py); the reference encoding (reference.py) and
+the symmetry proposed on it (symmetry.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from typing import Iterator, Sequence
 
 from smtpuzzles.contract import Example, Option
 from smtpuzzles.errors import InputError
+
+# The reference encoding, written from the rules alone (reference.py: it imports nothing of this
+# package, and no module here but this one imports it). Imported first, under another name: the
+# hook `reference` below takes the package's name `reference` back from the submodule.
+from . import reference as _rules
 
 from .board import (DIGIT_CHARS, LIMITS, Board, parse_box, default_box, parse, canonical, from_canonical, referee,
                     value, digits_text, value_text, value_json, describe)
@@ -92,8 +98,8 @@ def render(board: Board, solution: dict, proved: int | None = None):
 
 
 def draw(board: Board, solution: dict | None) -> str:
-    """The board as an SVG document, the tour on its digits (smtpuzzles.puzzles.drawings.kingtour)."""
-    from smtpuzzles.puzzles.drawings import kingtour as drawing
+    """The board as an SVG document, the tour on its digits (drawing.py)."""
+    from . import drawing
 
     return drawing.draw(board, solution)
 
@@ -125,12 +131,11 @@ def progress(digits: Sequence[int], proved: int | None):
 
 
 def reference(instance, claim: dict) -> str:
-    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.kingtour), which
-    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    """The claim as a formula written from the rules alone (reference.py), which shares no code
+    with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
     from smtpuzzles.puzzles.kingtour import symmetry
-    from smtpuzzles.puzzles.rules import kingtour as rules
 
-    built = rules.reference(instance, claim)
+    built = _rules.reference(instance, claim)
     symmetry.keep_for_proposal(instance, claim, built)
     return built.dimacs()
 
@@ -138,9 +143,7 @@ def reference(instance, claim: dict) -> str:
 def reference_witness(instance, solution: dict) -> list[int]:
     """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
     the reference to the run's own solutions with them)."""
-    from smtpuzzles.puzzles.rules import kingtour as rules
-
-    return rules.witness(instance, solution)
+    return _rules.witness(instance, solution)
 
 
 def reference_symmetry(instance, claim: dict) -> dict | None:
@@ -149,7 +152,7 @@ def reference_symmetry(instance, claim: dict) -> dict | None:
     the 9x9 closing claim CaDiCaL refutes the reference formula 5.5x faster with it."""
     from smtpuzzles.puzzles.kingtour import symmetry
 
-    return symmetry.proposal(instance, claim)
+    return symmetry.proposal(_rules, instance, claim)
 
 
 # The contract's face: every name of the package, as a single module would have them.

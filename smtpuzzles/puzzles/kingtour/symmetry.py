@@ -1,11 +1,14 @@
 """The King's-tour reference formula's symmetry, proposed for smtpuzzles.trusted.symmetry.check_formula to
-verify before a proof uses it (so none of this is trusted, and none of it is in the rules file)."""
+verify before a proof uses it (so none of this is trusted, and none of it is in reference.py).
+
+
+The reference encoding (reference.py) is handed in by the package's hooks (`rules`): no module of the
+package but its __init__ imports it."""
 
 from __future__ import annotations
 
 import json
 
-from smtpuzzles.puzzles.rules.kingtour import _declare, reference
 from smtpuzzles.symmetry import generating_set
 
 
@@ -19,20 +22,20 @@ def keep_for_proposal(board, claim: dict, built) -> None:
     _kept[:] = [(board, json.dumps(claim, sort_keys=True)), built]
 
 
-def _built_for(board, claim: dict):
+def _built_for(rules, board, claim: dict):
     key, built = _kept if _kept else (None, None)
     _kept.clear()
-    return built if key == (board, json.dumps(claim, sort_keys=True)) else reference(board, claim)
+    return built if key == (board, json.dumps(claim, sort_keys=True)) else rules.reference(board, claim)
 
 
-def proposal(board, claim: dict) -> dict | None:
+def proposal(rules, board, claim: dict) -> dict | None:
     """A proposal, checked by smtpuzzles.trusted.symmetry.check_formula before any proof uses it: the maps of
     the square that keep the boxes and the clues move the cells (digits and visits with them) and
     leave every step's digit, so the claim, alone; each start cell is moved to the smallest of its
     orbit, so the tour may be asked to start in one of those. None where no map qualifies."""
     n, last = board.size, board.size - 1
-    built = _built_for(board, claim)
-    _, digit, visit, _ = _declare(board)  # the same numbering as `built`'s
+    built = _built_for(rules, board, claim)
+    _, digit, visit, _ = rules._declare(board)  # the same numbering as `built`'s
     cells = [(r, c) for r in range(n) for c in range(n)]
     boxes = {frozenset((top + i, left + j) for i in range(board.box_rows) for j in range(board.box_cols))
              for top in range(0, n, board.box_rows) for left in range(0, n, board.box_cols)}

@@ -6,7 +6,7 @@ numbered 9 lead to the exit (-1) and no other door does; whoever passes a 9 esca
 
 This package is the puzzle's contract: the game and its referee (game.py), two encodings (chains.py,
 positions.py), the plans that steer the solver (plans.py) and the solver-free certificate the audit
-checks (second_search.py).
+checks (second_search.py); the drawing (drawing.py) and the reference encoding (reference.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.puzzles import BUNDLED
+
+# The reference encoding, written from the rules alone (reference.py: it imports nothing of this
+# package, and no module here but this one imports it). Imported first, under another name: the
+# hook `reference` below takes the package's name `reference` back from the submodule.
+from . import reference as _rules
 
 from .second_search import WORK_PER_POSITION, certificate  # noqa: F401 - the contract's hook and its budget
 from .chains import CHAINS_VERSION, encode_chains  # noqa: F401
@@ -130,8 +135,8 @@ def render(game: Game, solution: dict, proved=None):
 
 
 def draw(game: Game, solution: dict | None) -> str:
-    """The plan as an SVG document, a table of moves (smtpuzzles.puzzles.drawings.nonary)."""
-    from smtpuzzles.puzzles.drawings import nonary as drawing
+    """The plan as an SVG document, a table of moves (drawing.py)."""
+    from . import drawing
 
     return drawing.draw(game, solution)
 
@@ -144,16 +149,12 @@ def _table_width(table) -> int:
 
 
 def reference(instance, claim: dict) -> str:
-    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.nonary), which
-    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
-    from smtpuzzles.puzzles.rules import nonary as rules
-
-    return rules.reference(instance, claim).dimacs()
+    """The claim as a formula written from the rules alone (reference.py), which shares no code
+    with `encode`: `certify` and `audit --proof` refute each closing claim on it too."""
+    return _rules.reference(instance, claim).dimacs()
 
 
 def reference_witness(instance, solution: dict) -> list[int]:
     """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
     the reference to the run's own solutions with them)."""
-    from smtpuzzles.puzzles.rules import nonary as rules
-
-    return rules.witness(instance, solution)
+    return _rules.witness(instance, solution)

@@ -96,8 +96,8 @@ def picture(dungeon: Dungeon, solution: dict):
 
 
 def draw(dungeon: Dungeon, solution: dict | None) -> str:
-    """The map as an SVG document, the walk and the gold on it (smtpuzzles.puzzles.drawings.rogue)."""
-    from smtpuzzles.puzzles.drawings import rogue as drawing
+    """The map as an SVG document, the walk and the gold on it (drawing.py)."""
+    from . import drawing
 
     return drawing.draw(dungeon, solution)
 

@@ -6,7 +6,8 @@ Input: a text grid (`+ - | ?` clues; `*`, `.` or `_` empty) or a puzz.link / pzv
 
 This package is the puzzle's contract: the board and its rules (board.py), reading it (parse.py), the
 rectangles a clue may take (candidates.py), and two encodings (spans.py, the default, and
-rectangles.py).
+rectangles.py); the drawing (drawing.py), the reference encoding (reference.py) and the brute-force
+search (brute.py), both written from the rules alone.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from smtpuzzles.contract import InlineKey, examples_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.encoding import Encoding
 from smtpuzzles.puzzles import BUNDLED
+
+# The reference encoding, written from the rules alone (reference.py: it imports nothing of this
+# package, and no module here but this one imports it). Imported first, under another name: the
+# hook `reference` below takes the package's name `reference` back from the submodule.
+from . import reference as _rules
 
 from .board import (CLUES, EMPTY, REGION_CHARS, LIMITS, Board, shape_fits, canonical, regions_from_rects, renumber,
                     rects_from_regions, region_boxes, referee, value, value_json, same_solution, _colouring, describe)
@@ -108,8 +114,8 @@ def render(board: Board, solution: dict, proved=None):
 
 
 def draw(board: Board, solution: dict | None) -> str:
-    """The board as an SVG document, each region a rectangle (smtpuzzles.puzzles.drawings.tatamibari)."""
-    from smtpuzzles.puzzles.drawings import tatamibari as drawing
+    """The board as an SVG document, each region a rectangle (drawing.py)."""
+    from . import drawing
 
     return drawing.draw(board, solution)
 
@@ -126,29 +132,26 @@ JOINTS = {
 
 
 def reference(instance, claim: dict) -> str:
-    """The claim as a formula written from the rules alone (smtpuzzles.puzzles.rules.tatamibari), which
-    shares no code with `encode`: `certify` and `audit --proof` refute each closing claim on it too.
+    """The claim as a formula written from the rules alone (reference.py), which shares no code
+    with `encode`: `certify` and `audit --proof` refute each closing claim on it too.
     Built within the caller's time limit, if any (TimeoutError past it)."""
     from smtpuzzles.contract import reference_deadline
-    from smtpuzzles.puzzles.rules import tatamibari as rules
 
-    return rules.reference(instance, claim, reference_deadline()).dimacs()
+    return _rules.reference(instance, claim, reference_deadline()).dimacs()
 
 
 def reference_witness(instance, solution: dict) -> list[int]:
     """The literals of the reference formula that say a solution (smtpuzzles.auditing.witness holds
     the reference to the run's own solutions with them)."""
-    from smtpuzzles.puzzles.rules import tatamibari as rules
-
-    return rules.witness(instance, solution)
+    return _rules.witness(instance, solution)
 
 
 def brute_force(instance, limit: int) -> list | None:
-    """Every solution, by a search written from the rules (smtpuzzles.puzzles.search.tatamibari),
-    or None past `limit` rectangles tried: `smtpuzzles.auditing.crosscheck` holds the solver to it."""
-    from smtpuzzles.puzzles.search import tatamibari as search
+    """Every solution, by a search written from the rules (brute.py), or None past
+    `limit` rectangles tried: `smtpuzzles.auditing.crosscheck` holds the solver to it."""
+    from . import brute
 
-    return search.solutions(instance.rows, limit)
+    return brute.solutions(instance.rows, limit)
 
 
 # The contract's face: every name of the package, as a single module would have them.
