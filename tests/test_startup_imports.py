@@ -49,3 +49,13 @@ def test_the_command_line_runs_with_its_output_in_memory(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdout", buffer)
     assert main(["--version"]) == 0
     assert buffer.getvalue().startswith("smtpuzzles ")
+
+
+def test_loading_the_puzzles_loads_no_solver():
+    """Every --help loads the installed puzzles; none of them may load a SAT or SMT solver to be listed."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import smtpuzzles.puzzles as p; p.registry(); "
+            "print(sorted(m for m in ('pysat', 'pysolvers', 'z3', 'cvc5', 'dask') if m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator
 
-from pysat.solvers import Solver
 
 from .board import Board, value
 from .reach import native, probe, take, untake
@@ -56,6 +55,8 @@ class SudokuSolver:
 
     def __init__(self, board: Board):
         self.board, n = board, board.size
+        from pysat.solvers import Solver  # on use: loading the puzzle (any --help) needs no solver
+
         self.solver = Solver(name="minisat22")
 
         def var(r, c, k):

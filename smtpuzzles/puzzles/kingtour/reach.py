@@ -23,8 +23,6 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-import pysolvers
-from pysat.solvers import Solver
 
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.formula import CNF
@@ -77,6 +75,8 @@ class Reach:
         # Whether some first steps were set aside with their way through undecided: from then on
         # "no answer" is only "none found" (the exclusions stay for every later question).
         self.set_aside_undecided = False
+        from pysat.solvers import Solver  # on use: loading the puzzle (any --help) needs no solver
+
         self.solver = Solver(name=SOLVER, bootstrap_with=cnf.clauses)
 
     def close(self) -> None:
@@ -258,6 +258,8 @@ def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], 
         cnf.exactly_one(into[cell])
         cnf.at_most_one(out_of[cell])
     cnf.exactly_one(out_of[end])
+    from pysat.solvers import Solver
+
     with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
         while True:
             found = _solve(solver, [], deadline)
@@ -301,6 +303,8 @@ def _solve(solver, assumptions: list[int], deadline: float):
 def native(call, **arguments):
     """A python-sat solver call. python-sat catches a Ctrl-C inside the C solver and raises its own
     error: it is let be the Ctrl-C it was, so the run is sealed `interrupted` without a traceback."""
+    import pysolvers  # here: loading the puzzle needs no solver
+
     try:
         return call(**arguments)
     except pysolvers.error as error:
