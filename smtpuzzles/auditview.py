@@ -213,7 +213,7 @@ def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
     for a named folder that is not one but holds runs (a batch's output, `runs/`) each run below it
     and each folder below it that could not be read, as `smtpuzzles results` finds them; each real
     folder once. Anything else as named, for the audit to refuse in its own words."""
-    from smtpuzzles.results import find_runs, relative_name
+    from smtpuzzles.folders.runfolder import find_runs, relative_name
 
     found: list[tuple[Path, str, str]] = []
     seen: set[str] = set()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from smtpuzzles import puzzles
 from smtpuzzles.durations import counted, duration
 from smtpuzzles.tables import answer_fields, compact_table, status_cell, value_text
 from smtpuzzles.errors import InputError
-from smtpuzzles.folders.runfolder import run_name
+from smtpuzzles.folders.runfolder import find_runs, relative_name, run_folders, run_name  # noqa: F401 - as results names them
 from smtpuzzles.shown import escaped, plain
 
 
@@ -134,47 +133,6 @@ def collect_results(folder: Path, with_audit: bool = True, progress: list | None
 def _row(run: str, audit: str | None = None) -> dict:
     return {"run": run, "puzzle": "?", "instance": "", "status": "unreadable", "value": None, "count": None,
             "count_complete": None, "unique": None, "seconds": 0.0, "audit": audit}
-
-
-def relative_name(run_dir: Path, folder: Path) -> str:
-    """The run's folder as the table names it: below `folder`, or its own name when it is `folder`."""
-    relative = os.path.relpath(run_dir, folder)
-    return run_dir.absolute().name or str(run_dir) if relative == "." else relative
-
-
-def run_folders(folder: Path) -> list[Path]:
-    """Every folder holding a run.json below `folder` (see `find_runs`)."""
-    return find_runs(folder)[0]
-
-
-def find_runs(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """(every folder holding a run.json below `folder`, in the order they started; the folders
-    below it that could not be read, each with why). A loop, not recursion (a tree thousands of
-    folders deep is walked like any other), never following a symbolic link out of the tree; an
-    unreadable folder is named, so that nothing reads as audited that was never read."""
-    runs: list[Path] = []
-    unreadable: list[tuple[Path, str]] = []
-    stack = [folder]
-    while stack:
-        top = stack.pop()
-        try:
-            with os.scandir(top) as listing:
-                entries = list(listing)
-            below = sorted(Path(e.path) for e in entries if e.name != "run.json" and e.is_dir(follow_symlinks=False))
-        except OSError as exc:
-            unreadable.append((top, exc.strerror or exc.__class__.__name__))
-            continue
-        if any(e.name == "run.json" for e in entries):  # whatever it is: the reader judges it
-            runs.append(top)
-        stack.extend(reversed(below))
-    return sorted(runs, key=_by_start), unreadable
-
-
-def _by_start(run_dir: Path) -> tuple:
-    """A batch's jobs together, each folder's runs in the order they started: by name alone the
-    hash would order them (and -10 come before -2)."""
-    named = run_name(run_dir.name)
-    return run_dir.parent, named[1:] if named else (), run_dir.name
 
 
 def _describe(run: dict) -> str:

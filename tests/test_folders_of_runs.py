@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from smtpuzzles import results
+from smtpuzzles.folders import runfolder
 
 
 def rogue_run(cli, out: Path) -> Path:
@@ -54,7 +55,7 @@ def test_a_folder_that_cannot_be_read_is_named_and_fails_the_audit(cli, tmp_path
             raise PermissionError(13, "Permission denied")
         return real(path)
 
-    monkeypatch.setattr(results.os, "scandir", scandir)
+    monkeypatch.setattr(runfolder.os, "scandir", scandir)
     code, out, err = cli("audit", tmp_path / "runs")
     assert code == 2 and "locked: the folder cannot be read (Permission denied)" in err
     assert "audit of 2 run folders" in out and "unreadable" in out

@@ -2,7 +2,7 @@
 same page, saved once).
 
 Each run under DIR is read through the one reader of run folders (smtpuzzles.folders.runfolder, by
-way of `results.find_runs` and `live.read_live`): nothing in a folder is trusted. Every string from
+way of `runfolder.find_runs` and `live.read_live`): nothing in a folder is trusted. Every string from
 it reaches the page through Jinja2 with autoescaping on, and the pictures (the chart of progress,
 the puzzle's drawing) are SVG documents shown as `<img>` from data URIs, where no script in them
 runs. The chart is drawn on the server by pygal, with no script, so the page fetches nothing from
@@ -267,7 +267,7 @@ class Runs:
         self._kept: dict[str, tuple[tuple, RunView]] = {}
 
     def views(self) -> list[RunView]:
-        from smtpuzzles.results import find_runs, relative_name
+        from smtpuzzles.folders.runfolder import find_runs, relative_name
 
         folder = self.folder
         if not folder.is_dir():
