@@ -290,3 +290,14 @@ def test_optional_hooks_are_read_once_when_the_puzzle_is_wrapped():
         delattr(source, name)
     assert puzzle.describe("i") == "given" and puzzle.same_solution("i", {"a": 1}, {"a": 2})
     assert puzzle.progress(7, 0) == "shown" and list(puzzle.examples()) == ["one"]
+
+
+def test_each_builtin_puzzle_exports_public_names_only():
+    """A built-in puzzle's face (`__all__`) is its public names, each one there: the model a plug-in copies."""
+    import importlib
+
+    for name in ("kingtour", "nonary", "tatamibari", "rogue"):
+        package = importlib.import_module(f"smtpuzzles.puzzles.{name}")
+        face = getattr(package, "__all__", [])
+        assert [n for n in face if n.startswith("_")] == [], name
+        assert all(hasattr(package, n) for n in face), name

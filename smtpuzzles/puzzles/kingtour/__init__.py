@@ -24,8 +24,7 @@ from . import reference as _rules
 
 from .board import (DIGIT_CHARS, LIMITS, Board, parse_box, default_box, parse, canonical, from_canonical, referee,
                     value, digits_text, value_text, value_json, describe)
-from .encodings import (ENCODINGS, SPLITS, encode, _encode_onehot, snake_solution, tour_cubes, board_symmetries,
-                        _encode_symmetric, _encode_posted)
+from .encodings import ENCODINGS, SPLITS, encode, snake_solution, tour_cubes, board_symmetries
 
 
 NAME = "kingtour"
@@ -155,10 +154,10 @@ def reference_symmetry(instance, claim: dict) -> dict | None:
     return symmetry.proposal(_rules, instance, claim)
 
 
-# The contract's face: every name of the package, as a single module would have them.
+# The contract's face: the package's public names, as a single module would have them (no private ones).
 __all__ = ['Board', 'DEFAULT_ENGINE', 'DIGIT_CHARS', 'ENCODINGS', 'ENGINE_PARAMS', 'INPUT_REQUIRED', 'LIMITS',
-           'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', '_encode_onehot', '_encode_posted', '_encode_symmetric',
-           'board_symmetries', 'canonical', 'default_box', 'describe', 'digits_text', 'draw',
+           'MODES', 'NAME', 'OPTIONS', 'SPLITS', 'SUMMARY', 'board_symmetries', 'canonical', 'default_box', 'describe',
+           'digits_text', 'draw',
            'encode', 'examples', 'from_canonical', 'load', 'parse', 'parse_box', 'progress', 'referee', 'reference',
            'reference_witness',
            'reference_symmetry',

@@ -102,7 +102,7 @@ def draw(dungeon: Dungeon, solution: dict | None) -> str:
     return drawing.draw(dungeon, solution)
 
 
-# The contract's face: every name of the package, as a single module would have them.
+# The contract's face: the package's public names, as a single module would have them (no private ones).
 __all__ = ['DEFAULT_ENGINE', 'DIGITS', 'DIRECTIONS', 'Dungeon', 'ENCODINGS', 'Grid', 'INLINE', 'KEYS', 'KIND',
            'LIMITS', 'MARKS', 'MODES', 'MONSTER', 'NAME', 'Picture', 'QUIET', 'SHARED', 'SUMMARY', 'UNKNOWN', 'WALKABLE',
            'around', 'canonical', 'cell_name', 'certificate', 'check_closed', 'close_region', 'describe', 'draw',

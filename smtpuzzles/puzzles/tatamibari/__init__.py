@@ -25,9 +25,9 @@ from . import reference as _rules
 from .board import (CLUES, EMPTY, REGION_CHARS, LIMITS, Board, shape_fits, canonical, regions_from_rects, renumber,
                     rects_from_regions, region_boxes, referee, value, value_json, same_solution, _colouring, describe)
 from .candidates import rects_with_clue, candidate_rects, row_spans, fitting_widths, candidate_cells
-from .parse import URL, URL_CLUE, _check_cells, check_limits, from_text, from_url, to_url, to_text, from_canonical
+from .parse import URL, URL_CLUE, check_limits, from_text, from_url, to_url, to_text, from_canonical
 from .rectangles import rect_name, encode_rectangles
-from .spans import (_clause, _not, Spans, clue_spans, contiguous, SpanLength, shape_rule, cell_name, cell_owners,
+from .spans import (Spans, clue_spans, contiguous, SpanLength, shape_rule, cell_name, cell_owners,
                     held_together, no_four_meet, encode_spans)
 
 
@@ -154,10 +154,10 @@ def brute_force(instance, limit: int) -> list | None:
     return brute.solutions(instance.rows, limit)
 
 
-# The contract's face: every name of the package, as a single module would have them.
+# The contract's face: the package's public names, as a single module would have them (no private ones).
 __all__ = ['ACCEPTS_URLS', 'Board', 'CLUES', 'CONVERTS', 'DEFAULT_ENGINE', 'EMPTY', 'ENCODINGS', 'INLINE', 'JOINTS',
            'LIMITS', 'MODES', 'NAME', 'REGION_CHARS', 'SUMMARY', 'SpanLength', 'Spans', 'URL', 'URL_CLUE',
-           '_check_cells', '_clause', '_colouring', '_not', 'brute_force', 'candidate_cells', 'candidate_rects',
+           'brute_force', 'candidate_cells', 'candidate_rects',
            'canonical', 'cell_name', 'cell_owners', 'check_limits', 'clue_spans', 'contiguous', 'convert',
            'describe', 'draw', 'encode', 'encode_rectangles', 'encode_spans', 'examples', 'fitting_widths',
            'from_canonical', 'from_text', 'from_url', 'held_together', 'load', 'no_four_meet', 'rect_name',
