@@ -12,6 +12,7 @@ instance is small, must find none either.
 from __future__ import annotations
 
 import threading
+import time
 
 from smtpuzzles.contract import reference_time_limit, whole
 
@@ -46,6 +47,18 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
     except TimeoutError:
         return None, f"the {module.NAME} reference formula was not built within the time limit ({timeout:g} s)"
     nvars, clauses = read_dimacs(text, f"{module.NAME} reference encoding")
+    from pysat.solvers import Solver
+
+    # One solver for all the witnesses (a count's solutions differ only in the literals assumed), and
+    # one time limit for them all.
+    with Solver(name="glucose4", bootstrap_with=clauses) as engine:
+        return _admits_each(engine, module, instance, nvars, clauses, witnesses, whose,
+                            None if timeout is None else time.monotonic() + timeout)
+
+
+def _admits_each(engine, module, instance, nvars: int, clauses, witnesses: list, whose: str,
+                 deadline: float | None) -> tuple[bool | None, str]:
+    words = ""
     for number, found in enumerate(witnesses, 1):
         which = f"{whose} solution" if len(witnesses) == 1 else f"solution {number} of {whose} {len(witnesses)}"
         try:
@@ -55,7 +68,7 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
         bad = next((x for x in literals if not whole(x) or not 0 < abs(x) <= nvars), None)
         if bad is not None:
             return False, f"the {module.NAME} reference_witness hook gave {str(bad)[:20]!r}, no literal of its formula"
-        ok, words = _admits(nvars, clauses, literals, timeout)
+        ok, words = _admits(engine, clauses, literals, deadline)
         if ok is not True:
             return ok, (f"the {module.NAME} reference formula, without the claim, rejects {which}: it is stricter "
                         "than the rules, and its proof cannot vouch for the claim" if ok is False
@@ -64,21 +77,20 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
     return True, f"the reference formula, without the claim, admits {count} ({words})"
 
 
-def _admits(nvars: int, clauses, literals: list[int], timeout: float | None) -> tuple[bool | None, str]:
-    """Whether F has a model holding `literals`: found by Glucose, then checked clause by clause."""
-    from pysat.solvers import Solver
-
-    with Solver(name="glucose4", bootstrap_with=clauses) as engine:
-        timer = threading.Timer(timeout, engine.interrupt) if timeout is not None else None
+def _admits(engine, clauses, literals: list[int], deadline: float | None) -> tuple[bool | None, str]:
+    """Whether F (in `engine`) has a model holding `literals`: found by Glucose before `deadline`
+    (time.monotonic()), then checked clause by clause."""
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    timer = threading.Timer(left, engine.interrupt) if left is not None else None
+    if timer is not None:
+        timer.start()
+    try:
+        engine.conf_budget(CONFLICTS)
+        answer = engine.solve_limited(assumptions=literals, expect_interrupt=timer is not None)
+    finally:
         if timer is not None:
-            timer.start()
-        try:
-            engine.conf_budget(CONFLICTS)
-            answer = engine.solve_limited(assumptions=literals, expect_interrupt=timer is not None)
-        finally:
-            if timer is not None:
-                timer.cancel()
-        model = engine.get_model() if answer else None
+            timer.cancel()
+    model = engine.get_model() if answer else None
     if answer is None:
         return None, "the solver gave no answer within its bound"
     if not answer:
