@@ -86,13 +86,10 @@ class ProofFiles:
         return "no clause"  # never: the audit checked they are one clause's
 
     def _write(self, name: str, data) -> None:
+        from smtpuzzles.proofs.external import write_proof
+
         with _create(self.folder / name) as out:
-            if isinstance(data, (bytes, bytearray)):
-                out.write(data)
-            else:  # a stored proof, streamed a line at a time
-                for line in data:
-                    out.write(line)
-                    out.write(b"\n")
+            write_proof(out, data)
 
     def finish(self, report, run_dir: str) -> int:
         """README.txt and check.sh; the number of files written in all."""

@@ -74,21 +74,18 @@ def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | N
         owner = BackgroundProof.of_this_thread()
         if owner is not None:
             owner.watch(child)  # a Ctrl-C or a failed proof beside it stops this one too
-        stopped = None
+        stopped = None  # why it was stopped before it exited, in words
         try:
             while child.poll() is None:
                 if timeout is not None and time.monotonic() - started > timeout:
-                    stopped = f"ran past {timeout:g} s"
-                elif os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size > MAX_OUTPUT:
+                    return None, f"{checker.name} ran past {timeout:g} s without a verdict"
+                if os.fstat(out.fileno()).st_size + os.fstat(err.fileno()).st_size > MAX_OUTPUT:
                     stopped = f"printed more than {MAX_OUTPUT:,} bytes"
-                if stopped:
                     break
                 time.sleep(POLL)
         finally:
             _stop_group(child)
         seconds = time.monotonic() - started
-        if stopped and stopped.startswith("ran past"):
-            return None, f"{checker.name} {stopped} without a verdict"
         lines, errors = _last_lines(out), _last_lines(err)
     # The verdict is read from standard output, as check.sh reads it (`proofs`), with the exit status.
     if stopped is None and child.returncode == 0 and ACCEPTED in lines:
@@ -125,13 +122,19 @@ def check(checker: ExternalChecker, query: Dimacs, lrat, timeout: float | None) 
         cnf, proof = Path(tmp) / "formula.cnf", Path(tmp) / "proof.lrat"
         cnf.write_bytes(query.data)
         with open(proof, "wb") as handle:
-            if isinstance(lrat, (bytes, bytearray)):
-                handle.write(lrat)
-            else:
-                for line in lrat:
-                    handle.write(line)
-                    handle.write(b"\n")
+            write_proof(handle, lrat)
         return check_file(checker, cnf, proof, timeout)
+
+
+def write_proof(handle, lrat) -> None:
+    """A proof into an open binary file: bytes as they are, or a stored proof streamed a line at a
+    time (its lines without their newlines), never held whole."""
+    if isinstance(lrat, (bytes, bytearray)):
+        handle.write(lrat)
+        return
+    for line in lrat:
+        handle.write(line)
+        handle.write(b"\n")
 
 
 @dataclass
