@@ -146,8 +146,9 @@ AUDIT_FLAGS = {"proof": "--proof", "resolve": "--resolve", "solvers": "--solver"
                "jobs": "--jobs", "keep_parts": "--keep-parts", "checker": "--checker"}
 
 
-def run_audit_command(args, sinks=()) -> int:
-    """`smtpuzzles audit`; `sinks` are more places every proof goes (the `proofs` command's files)."""
+def run_audit_command(args, sinks=(), reports: list | None = None) -> int:
+    """`smtpuzzles audit`; `sinks` are more places every proof goes (the `proofs` command's files),
+    and `reports`, when given, receives each report printed."""
     # Checked as the Python API checks them (smtpuzzles.request), in the same words.
     asked = audit_asked(args.proof, args.resolve, args.solver, args.time_limit, args.jobs, args.keep_parts,
                         AUDIT_FLAGS.__getitem__, args.checker)
@@ -172,6 +173,8 @@ def run_audit_command(args, sinks=()) -> int:
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
             rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checkers), label))
+    if reports is not None:
+        reports += [report for _, report, _, _ in rows if report is not None]
     return _print_audits(args, rows, console, single)
 
 
@@ -179,9 +182,8 @@ def run_proofs_command(args) -> int:
     """`smtpuzzles proofs RUN_DIR --out DIR`: the audit with --proof, its proofs written to DIR."""
     import argparse
 
-    from smtpuzzles.proofs.exported import ProofFiles, new_folder
-
     from smtpuzzles.folders.runfolder import open_run
+    from smtpuzzles.proofs.exported import ProofFiles, new_folder
 
     if not args.run_dir or not (Path(args.run_dir) / "run.json").is_file():
         raise InputError("is not a run folder (proofs takes one run)", f"RUN_DIR {escaped(args.run_dir)}")
@@ -189,14 +191,12 @@ def run_proofs_command(args) -> int:
     files = ProofFiles(new_folder(args.out))
     audit_args = argparse.Namespace(**{**vars(args), "run_dir": [args.run_dir], "proof": "certificate", "resolve": None,
                                        "solver": None, "jobs": 2, "scheduler": None})
-    code = run_audit_command(audit_args, sinks=(files,))
-    written = files.finish(_last_report[0], args.run_dir) if _last_report else 0
+    reports: list[Report] = []
+    code = run_audit_command(audit_args, sinks=(files,), reports=reports)
+    written = files.finish(reports[-1], args.run_dir) if reports else 0
     print(escaped(f"wrote {written} files to {files.folder} (README.txt says what each claims; sh check.sh checks "
                   "them with cake_lpr)"), file=sys.stderr)
     return code
-
-
-_last_report: list[Report] = []  # the report run_audit_command printed last (one folder: the `proofs` command)
 
 
 def _brief(name: str) -> str:
@@ -260,7 +260,6 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_d
 
 
 def _print_audits(args, rows, console, single: bool) -> int:
-    _last_report[:] = [report for _, report, _, _ in rows if report is not None][-1:]
     codes = [report.exit_code if report else 2 for _, report, _, _ in rows]
     code = next(c for c in SEVERITY if c in codes)
     if args.json:
