@@ -43,10 +43,7 @@ def certify_in_parts(query: Dimacs, split: int, timeout: float | None, say, star
     unit); `observe(part, lrat, lit)`, when given, is shown each part's proof the joined one uses.
     Kept (`keep`), the joined text may be no larger than the budget's text (what the audit reads of
     a stored proof); not kept, the checker holds Q and one part's lemmas at a time."""
-    nvars, clauses = query.clause_list()
-    if not 0 < split <= len(clauses) or not clauses[split - 1]:
-        raise ProofError(f"clause {split} of the query is not one to split on", "proof")
-    join = _Join(query, nvars, clauses, split, timeout, say, started, budget, make_part, store, observe)
+    join = _Join(query, split, timeout, say, started, budget, make_part, store, observe)
     try:
         return join.checked(keep, verify_found=False)
     except _FoundPartRejected as exc:
@@ -57,9 +54,11 @@ def certify_in_parts(query: Dimacs, split: int, timeout: float | None, say, star
 class _Join:
     """One query's parts, joined and checked; `checked` may run twice (see the module's doc)."""
 
-    def __init__(self, query, nvars, clauses, split, timeout, say, started, budget, make_part, store, observe):
-        self.query, self.nvars, self.clauses, self.split = query, nvars, clauses, split
-        self.cases = list(dict.fromkeys(clauses[split - 1]))
+    def __init__(self, query: Dimacs, split: int, timeout, say, started, budget, make_part, store, observe):
+        self.nvars, self.clauses = query.clause_list()
+        if not 0 < split <= len(self.clauses) or not self.clauses[split - 1]:
+            raise ProofError(f"clause {split} of the query is not one to split on", "proof")
+        self.split, self.cases = split, list(dict.fromkeys(self.clauses[split - 1]))
         self.timeout, self.say, self.started, self.budget = timeout, say, started, budget
         self.make_part, self.store, self.observe = make_part, store, observe
 
