@@ -183,7 +183,8 @@ def run_proofs_command(args) -> int:
     import argparse
 
     from smtpuzzles.folders.runfolder import open_run
-    from smtpuzzles.proofs.exported import ProofFiles, new_folder
+    from smtpuzzles.inputs import new_folder
+    from smtpuzzles.proofs.exported import ProofFiles
 
     if not args.run_dir or not (Path(args.run_dir) / "run.json").is_file():
         raise InputError("is not a run folder (proofs takes one run)", f"RUN_DIR {escaped(args.run_dir)}")

@@ -249,6 +249,20 @@ def parts_folder(name: str, where: str = "--keep-parts") -> Path:
     return folder
 
 
+def new_folder(name: str, where: str = "--out") -> Path:
+    """The folder the files go to: created here, so nothing in it predates this run (an existing
+    name, even an empty folder or a link, is refused: files are never written through a link)."""
+    if not isinstance(name, str) or not name or "\0" in name:
+        raise InputError("takes the name of a new folder", where)
+    try:
+        os.mkdir(name, 0o755)
+    except FileExistsError:
+        raise InputError("already exists: name a new folder, so no file there is overwritten", f"{where} {name}") from None
+    except OSError as exc:
+        raise InputError(f"cannot make the folder ({_reason(exc)})", f"{where} {name}") from None
+    return Path(name)
+
+
 def check_new_file(path: str, where: str) -> Path:
     """A file that can be written: its folder exists and it is not itself a folder."""
     target = Path(path)

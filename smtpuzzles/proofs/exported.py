@@ -14,25 +14,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from smtpuzzles.errors import InputError
 from smtpuzzles.trusted.dimacs import Dimacs
 
 STEM = {"proof": "encoder", "reference_proof": "reference"}  # the audit's proof labels, as file names
 ACCEPTED = "s VERIFIED UNSAT"
-
-
-def new_folder(name: str, where: str = "--out") -> Path:
-    """The folder the files go to: created here, so nothing in it predates this run (an existing
-    name, even an empty folder or a link, is refused: files are never written through a link)."""
-    if not isinstance(name, str) or not name or "\0" in name:
-        raise InputError("takes the name of a new folder", where)
-    try:
-        os.mkdir(name, 0o755)
-    except FileExistsError:
-        raise InputError("already exists: name a new folder, so no file there is overwritten", f"{where} {name}") from None
-    except OSError as exc:
-        raise InputError(f"cannot make the folder ({exc.strerror or exc})", f"{where} {name}") from None
-    return Path(name)
 
 
 def _create(path: Path):
