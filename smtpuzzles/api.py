@@ -15,6 +15,7 @@ rich's picture in HTML.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import shutil
 import tempfile
@@ -24,7 +25,7 @@ from typing import Any
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import is_url, read_text_file, read_text_string, true_or_false
+from smtpuzzles.inputs import is_url
 
 __all__ = ["solve", "audit", "Result", "AuditResult"]
 
@@ -64,34 +65,31 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     if not isinstance(puzzle, str):  # puzzles.get would hash a list (TypeError)
         raise InputError(f"a puzzle's name, not {type(puzzle).__name__}", "solve(puzzle=...)")
     module = puzzles.get(puzzle)
-    # Every argument checked as the command line checks it, in the same words (smtpuzzles.request).
-    place = lambda key: f"solve({key}=...)"  # noqa: E731 - the place of a keyword, as mode_and_limit takes it
-    time_limit = request.time_limit(time_limit, place("time_limit"))
-    budget = request.time_limit(budget, place("budget"))
-    engine = request.engine(engine, place("engine"))
-    encoding = request.encoding(module, encoding, place("encoding"))
-    certify = true_or_false(certify, place("certify"))
     given = {**(source if isinstance(source, dict) else {}), **options}
-    text, where = _input(module, None if isinstance(source, dict) else source, given)
-    values = {o.name: o.check(given.pop(o.name), o.name) if o.name in given else o.default
-              for o in module.OPTIONS if not o.input_file}
-    if given:
-        known = [o.name for o in module.OPTIONS] + [k.name for k in module.INLINE]
-        raise InputError(f"{module.NAME} takes no option {sorted(given)[0]!r} (it takes {', '.join(known) or 'none'})",
+    known = [o.name for o in module.OPTIONS] + [k.name for k in module.INLINE]
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise InputError(f"{module.NAME} takes no option {unknown[0]!r} (it takes {', '.join(known) or 'none'})",
                          "solve()")
-    mode, limit = request.mode_and_limit(module, unique, count, place)
-    instance = module.load(text, where, values)
+    words = {**given, "input": None if isinstance(source, dict) else source, "unique": unique, "count": count,
+             "time_limit": time_limit, "budget": budget, "engine": engine, "encoding": encoding, "certify": certify,
+             "out": out}
+    # Every argument checked as the command line and job files check theirs, in the same words.
+    asked = request.solve_request(module, words, _argument, _api_input)
+    text = asked.input.read()
+    instance = module.load(text, asked.input.source, asked.options)
     keep = None
+    out = asked.out
     if out is None:  # the run folder lives as long as the Result, unless saved
         keep = tempfile.TemporaryDirectory(prefix="smtpuzzles-")
-        out = keep.name
-    else:
-        out = request.out_folder(out, place("out"))
+        out = Path(keep.name)
     from smtpuzzles import run as runner
 
-    outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(out), engine=engine, encoding=encoding,
-                                   time_limit=time_limit, mode=mode, limit=limit, budget=budget)
-    if certify and outcome.certificate is not None:
+    outcome, ledger = runner.solve(module, instance, text or "", out_dir=out, engine=asked.engine,
+                                   encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
+                                   limit=asked.limit, params=asked.engine_params(), cubes=asked.cubes,
+                                   split_after=asked.split_after, budget=asked.budget)
+    if asked.certify and outcome.certificate is not None:
         runner.certify(ledger.dir, encoding=outcome.encoding)
     return Result._of(module, instance, outcome, ledger.dir, keep)
 
@@ -118,29 +116,24 @@ def audit(run_dir: str | Path, *, proof: bool | str = False, resolve: bool | str
     return AuditResult(report)
 
 
-def _input(module, source, given: dict) -> tuple[str | None, str]:
-    """(input text, place name) from a path, text or URL, or from an inline key or file option."""
-    inline = {k.name: k for k in module.INLINE}
-    files = {o.name: o for o in module.input_options()}
-    named = [k for k in (*inline, *files) if k in given]
-    if len(named) + (source is not None) > 1:
-        raise InputError(f"give one input, not {' and '.join((['source'] if source is not None else []) + named)}",
-                         "solve()")
-    if named:
-        key = named[0]
-        value = given.pop(key)
-        if key in inline:
-            return inline[key].text(value), f"solve() {key}"
-        return _file_or_text(value, key)[0], key
-    if source is None:
-        return None, "input"
-    if not isinstance(source, (str, Path)):
-        raise InputError(f"source must be a path, text, a URL or a dict, not {type(source).__name__}", "solve()")
-    if isinstance(source, str) and is_url(source) and not Path(source).is_file():
-        if not module.ACCEPTS_URLS:
-            raise InputError(f"{module.NAME} reads a file or text, not a URL", "solve()")
-        return read_text_string(source.strip(), "URL"), "URL"
-    return _file_or_text(source, "text")
+def _argument(key: str) -> str:
+    """Where the API was given a request's word: its keyword (the input is `source`)."""
+    return f"solve({'source' if key == 'input' else key}=...)"
+
+
+def _api_input(key: str | None, value, kind: str) -> request.Input:
+    """`source`, a file option or an inline key as the request's input: a path, the text itself or a URL."""
+    if kind == "none":
+        return request.Input("none")
+    if kind == "inline":
+        return request.Input("inline", value, f"solve() {key}", key)
+    if key == "input" and not isinstance(value, (str, Path)):
+        raise InputError(f"source must be a path, text, a URL or a dict, not {type(value).__name__}", "solve()")
+    if key == "input" and isinstance(value, str) and is_url(value) and not Path(value).is_file():
+        return request.Input("url", value, "URL", key)
+    if key == "input":
+        return _file_or_text(value, "text")
+    return dataclasses.replace(_file_or_text(value, key), source=key)  # a file option's errors name the option
 
 
 def _names_a_file(text: str) -> bool:
@@ -150,15 +143,15 @@ def _names_a_file(text: str) -> bool:
         "/" in word or Path(word).suffix.lower() in (".txt", ".json", ".toml", ".csv", ".puz"))
 
 
-def _file_or_text(value, key: str) -> tuple[str, str]:
-    """(text, place) of a file path or of the text itself. A one-word path that is not there is "no
-    such file", as the command line says it, not puzzle text that fails on its '/'."""
+def _file_or_text(value, key: str) -> request.Input:
+    """A file path or the text itself. A one-word path that is not there is "no such file", as the
+    command line says it, not puzzle text that fails on its '/'."""
     if isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and Path(value).is_file()):
-        return read_text_file(str(value)), str(value)
+        return request.Input("file", str(value), str(value), key)
     if isinstance(value, str) and _names_a_file(value) and not is_url(value):
         raise InputError("no such file", value)
     if isinstance(value, str):
-        return read_text_string(value, key), key
+        return request.Input("text", value, key, key)
     raise InputError(f"{key} must be a file path or its text, not {type(value).__name__}", "solve()")
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import glob
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
-from smtpuzzles.engines import check_params
 from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import RUNS, check_writable_folder, read_text_file, seconds_or_zero
 
@@ -63,6 +62,7 @@ class Job:
     cubes: int = 0  # checks split into the puzzle's cubes of this depth (smtpuzzles.cubes)
     split_after: float = 5.0
     budget: float | None = None  # seconds for the job's whole session (not part of its identity)
+    request: request.SolveRequest | None = None  # what the job asks, as the command line and the API ask it
     # What a ledger must hold to count as this job's: see `identity` and `batch.matches`.
     identity: dict = field(default_factory=dict)
 
@@ -138,7 +138,7 @@ def load_batch(path: Path, out: str | None = None) -> Batch:
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict):
             raise InputError(f"job #{number} must be a table ([[job]] with keys), not {type(entry).__name__}", str(path))
-        jobs.extend(_load_job(entry, number, defaults, base, path))
+        jobs.extend(_load_job(entry, number, defaults, base, path, folder))
     names = [job.name for job in jobs]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
@@ -148,7 +148,7 @@ def load_batch(path: Path, out: str | None = None) -> Batch:
     return Batch(jobs, folder, defaults)
 
 
-def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) -> list[Job]:
+def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path, out: Path) -> list[Job]:
     from smtpuzzles.folders.readback import instance_sha
 
     label = entry.get("name") if isinstance(entry.get("name"), str) else f"#{number}"
@@ -162,77 +162,68 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path) 
     _check(entry, {**JOB_KEYS, **puzzle_keys(module)}, where)
     if "name" in entry:
         check_job_name(entry["name"], where)
-    inline = {key.name: key for key in module.INLINE}
-    files = {option.name: option for option in module.input_options()}
-    given = [k for k in ("input", *files, *inline) if k in entry]
-    if len(given) > 1:
-        raise InputError(f"give one input, not {' and '.join(given)}", where)
-    mode, count_limit = request.mode_and_limit(module, entry.get("unique", False), entry.get("count"), lambda key: where)
-    encoding = request.encoding(module, entry.get("encoding"), where) or module.ENCODINGS[0]
-    request.check_split(module, encoding, entry.get("cubes", 0), where)
-    engine = entry.get("engine", defaults.get("engine"))
-    params = {**defaults.get("params", {}), **entry.get("params", {})}
-    # Refused here, before anything runs, rather than by the first job that builds an engine.
-    check_params(engine or module.DEFAULT_ENGINE, params, f"{where} params")
+    # [defaults] fill what the job leaves out; its params lie under the job's own.
+    words = {**{key: defaults[key] for key in ("engine", "time_limit", "budget") if key in defaults}, **entry,
+             "params": {**defaults.get("params", {}), **entry.get("params", {})}, "out": out}
+    asked = request.solve_request(module, words, lambda key: where if key in JOB_WHERE else f"{where} {key}",
+                                  lambda key, value, kind: _job_input(key, value, kind, base, label))
+    encoding = asked.encoding or module.ENCODINGS[0]
+    engine = asked.engine or module.DEFAULT_ENGINE
     # What the run will ask for, the puzzle's measured best included: a job's ledger matches that.
-    params = module.engine_params(engine or module.DEFAULT_ENGINE, params)
-    limit = entry.get("time_limit", defaults.get("time_limit"))
-    budget = entry.get("budget", defaults.get("budget"))
-    options = {option.name: option.check(entry[option.name], where) if option.name in entry else option.default
-               for option in module.OPTIONS if not option.input_file}
-
-    inputs = _job_inputs(entry, module, given, files, inline, base, label, where)
+    params = module.engine_params(engine, asked.params)
     jobs = []
-    for text, source, suffix in inputs:
+    for each, suffix in _each_input(asked, module, entry, base, where):
         name = entry.get("name") or f"{entry['puzzle']}-{number}"
         if suffix:
-            name = check_job_name(f"{name}-{suffix}", f"{where} (named after {source})")
+            name = check_job_name(f"{name}-{suffix}", f"{where} (named after {each.input.source})")
+        text = _job_file(each.input.value, where, each.input.key) if each.input.kind == "file" else each.input.read()
         try:
-            instance = module.load(text, source, options)  # validate now, before anything runs
+            instance = module.load(text, each.input.source, asked.options)  # validate now, before anything runs
         except InputError as exc:
             raise InputError(str(exc), where) from None
-        identity = {
-            "puzzle": module.NAME,
-            "instance_sha256": instance_sha(module.canonical(instance)),
-            "encoding": encoding,
-            "engine": engine or module.DEFAULT_ENGINE,
-            "mode": mode,
-            "limit": count_limit,
-            "params": params,
-        }
-        jobs.append(Job(name, entry["puzzle"], text, source, {**options, "count_limit": count_limit}, mode,
-                        engine, encoding, float(limit) if limit is not None else None, dict(params),
-                        identity=identity, cubes=entry.get("cubes", 0), split_after=float(entry.get("split_after", 5.0)),
-                        budget=float(budget) if budget is not None else None))
+        identity = {"puzzle": module.NAME, "instance_sha256": instance_sha(module.canonical(instance)),
+                    "encoding": encoding, "engine": engine, "mode": asked.mode, "limit": asked.limit, "params": params}
+        jobs.append(Job(name, entry["puzzle"], text, each.input.source, {**asked.options, "count_limit": asked.limit},
+                        asked.mode, asked.engine, encoding, asked.time_limit, dict(params), identity=identity,
+                        cubes=asked.cubes, split_after=asked.split_after, budget=asked.budget, request=each))
     return jobs
 
 
-def _job_inputs(entry: dict, module, given: list[str], files: dict, inline: dict, base: Path, label: str,
-                where: str) -> list[tuple[str | None, str, str]]:
-    """(text, source, name suffix) of each input a job names: `input` a glob (each file its own
-    job), a file option read as given (never globbed), an inline key, or none where none is needed."""
-    inputs: list[tuple[str | None, str, str]] = []
-    if "input" in entry:
-        files = sorted(glob.glob(str(base / entry["input"])))
-        if not files:
-            raise InputError(f"input {entry['input']!r} matches no file", where)
-        for file in files:
-            if Path(file).is_dir():
-                raise InputError(f"input {entry['input']!r} matches a folder, {file}", where)
-            text = _job_file(file, where, "input")
-            inputs.append((text, file, Path(file).stem if len(files) > 1 or "name" not in entry else ""))
-    elif given and given[0] in files:  # a file named by one of the puzzle's options: read, never globbed
-        key = given[0]
-        inputs.append((_job_file(str(base / entry[key]), where, key), entry[key], ""))
-    elif given:
-        key = given[0]
-        inputs.append((inline[key].text(entry[key]), f"job {label} {key}", ""))
-    elif not module.INPUT_REQUIRED:
-        inputs.append((None, "options", ""))
-    else:
-        keys = ", ".join(("input", *files, *inline))
+# The keys whose errors name the job alone, as they always have (the rest name the job and the key).
+JOB_WHERE = ("unique", "count", "encoding", "engine", "cubes")
+
+
+def _job_input(key: str | None, value, kind: str, base: Path, label: str) -> request.Input:
+    """A job's input as the request's: `input` a glob beside the job file, a file option a file there
+    (read as given, never globbed), an inline key's text."""
+    if kind == "none":
+        return request.Input("none", None, "options")
+    if kind == "inline":
+        return request.Input("inline", value, f"job {label} {key}", key)
+    if key == "input":
+        return request.Input("glob", value, value, key)
+    return request.Input("file", str(base / value), value, key)
+
+
+def _each_input(asked: request.SolveRequest, module, entry: dict, base: Path,
+                where: str) -> list[tuple[request.SolveRequest, str]]:
+    """(the request of each job, its name's suffix): a glob's every file its own job, named after the
+    file where it matches several or the job has no name; a job without a needed input refused."""
+    if asked.input.kind == "none" and module.INPUT_REQUIRED:
+        keys = ", ".join(("input", *(o.name for o in module.input_options()), *(k.name for k in module.INLINE)))
         raise InputError(f"missing its input ({keys})", where)
-    return inputs
+    if asked.input.kind != "glob":
+        return [(asked, "")]
+    pattern = asked.input.value
+    files = sorted(glob.glob(str(base / pattern)))
+    if not files:
+        raise InputError(f"input {pattern!r} matches no file", where)
+    for file in files:
+        if Path(file).is_dir():
+            raise InputError(f"input {pattern!r} matches a folder, {file}", where)
+    named = len(files) > 1 or "name" not in entry
+    return [(replace(asked, input=request.Input("file", file, file, "input")), Path(file).stem if named else "")
+            for file in files]
 
 
 def _job_file(file: str, where: str, key: str) -> str:

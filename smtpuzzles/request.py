@@ -1,17 +1,18 @@
 """What a user asks of a puzzle, decided once for the command line, job files and the Python API:
-which mode (the puzzle's first, `unique` or `count`), the count's limit, whether the encoding may
-split its checks into cubes, the engine, encoding and time limit, and what an audit is asked. The
-three front ends hand the user's words here and word only the place of an error, so they cannot
-disagree on what a value or a combination means."""
+a `SolveRequest` (the input, which mode, the count's limit, the engine, encoding, time limits,
+cubes, certify, the out folder) made by `solve_request`, and what an audit is asked. The three
+front ends hand the user's words here and word only the place of an error, so they cannot disagree
+on what a value or a combination means: "exactly one input" and every combination check are here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import one_of, positive_seconds, true_or_false, whole_number
+from smtpuzzles.inputs import (one_of, positive_seconds, read_text_file, read_text_string, seconds_or_zero,
+                               true_or_false, whole_number)
 
 PROOF_KINDS = ("certificate", "all")  # audit --proof and --resolve: the closing claim, or every step too
 AUDIT_SOLVERS = ("z3", "cvc5")  # the re-solvers (smtpuzzles.smtlib.SOLVERS)
@@ -71,6 +72,125 @@ def out_folder(value, where: str):
     if not isinstance(value, (str, Path)) or not str(value):
         raise InputError(f"names no folder ({type(value).__name__})", where)
     return check_writable_folder(str(value), where)
+
+
+INPUT_KINDS = ("file", "stdin", "text", "url", "inline", "glob", "none")
+
+
+@dataclass(frozen=True)
+class Input:
+    """Where a solve's input comes from. `kind`: "file" (`value` a path), "stdin", "text" (the input
+    itself), "url", "inline" (a key holding the input, as text), "glob" (a job file's `input`: each
+    file it matches its own job) or "none"; `source` the place the puzzle's `load` names in its
+    errors; `key` the word that gave it ("input", or a puzzle's file option or inline key)."""
+
+    kind: str
+    value: str | None = None
+    source: str = "input"
+    key: str = "input"
+
+    def read(self) -> str | None:
+        """The input's text, read with the byte cap (smtpuzzles.inputs); None for no input."""
+        if self.kind == "file":
+            return read_text_file(self.value)
+        if self.kind == "stdin":
+            return read_text_file("-")
+        if self.kind in ("text", "inline", "url"):
+            return read_text_string(self.value.strip() if self.kind == "url" else self.value, self.source)
+        if self.kind == "none":
+            return None
+        raise ValueError(f"a {self.kind} input names several files: read each")
+
+
+@dataclass(frozen=True)
+class SolveRequest:
+    """One solve as asked, every value checked (`solve_request`): the same request whatever the front
+    end. `options` are the puzzle's options as `load` takes them; `params` the engine parameters the
+    user gave (a job's `params`), `no_guide` the one `--no-guide` sets; `out` the folder the run
+    folder goes under (None: the API's temporary folder)."""
+
+    puzzle: str
+    input: Input
+    options: dict
+    mode: str
+    limit: int | None
+    engine: str | None = None
+    encoding: str | None = None
+    time_limit: float | None = None
+    budget: float | None = None
+    cubes: int = 0
+    split_after: float = 5.0
+    certify: bool = False
+    no_guide: bool = False
+    params: dict = field(default_factory=dict)
+    out: Path | None = None
+
+    def engine_params(self) -> dict | None:
+        """The parameters the run is handed: the user's, `guide` off with --no-guide; None for none."""
+        params = {**self.params, **({"guide": False} if self.no_guide else {})}
+        return params or None
+
+
+# How a front end names its input: (key, value, kind "inline" or "file") -> Input. The command line
+# reads a path, `-` or a URL; the API a path, the text itself or a URL; a job file a glob beside it.
+InputReader = Callable[[str | None, Any, str], Input]
+
+
+def solve_request(module, words: Mapping[str, Any], place: Callable[[str], str], read_input: InputReader,
+                  other_input: str = "text") -> SolveRequest:
+    """The one request `words` ask of `module`, each word checked, or one InputError naming the
+    place: `place(key)` names where `key` was given (a flag, a job's key, an API argument); the
+    messages name the keys alike in every front end. `other_input` is what the front end's input
+    takes besides a file, for the refusal of a URL ("stdin" on the command line). Keys: `input`, the
+    puzzle's options and inline keys, `unique`, `count`, `engine`, `encoding`, `time_limit`,
+    `budget`, `cubes`, `split_after`, `certify`, `no_guide`, `params`, `out`; a key left out, or None,
+    takes its default. The front end checks beforehand that it knows every key it was given."""
+    given = {key: value for key, value in words.items() if value is not None}
+    limits = {key: time_limit(given.get(key), place(key)) for key in ("time_limit", "budget")}
+    chosen_engine = engine(given.get("engine"), place("engine"))
+    chosen_encoding = encoding(module, given.get("encoding"), place("encoding"))
+    flags = {key: true_or_false(given.get(key, False), place(key)) for key in ("certify", "no_guide")}
+    cubes, split_after = _cubes(given.get("cubes", 0), given.get("split_after", 5.0), place)
+    source = _one_input(module, given, place, read_input, other_input)
+    options = {option.name: option.check(given[option.name], place(option.name)) if option.name in given
+               else option.default for option in module.OPTIONS if not option.input_file}
+    mode, limit = mode_and_limit(module, given.get("unique", False), given.get("count"), place)
+    check_split(module, chosen_encoding, cubes, place("cubes"))
+    params = given.get("params", {})
+    if params:
+        from smtpuzzles.engines import check_params
+
+        check_params(chosen_engine or module.DEFAULT_ENGINE, params, place("params"))
+    out = out_folder(given["out"], place("out")) if "out" in given else None
+    return SolveRequest(module.NAME, source, options, mode, limit, chosen_engine, chosen_encoding, limits["time_limit"],
+                        limits["budget"], cubes, split_after, flags["certify"], flags["no_guide"], dict(params), out)
+
+
+def _cubes(cubes, split_after, place: Callable[[str], str]) -> tuple[int, float]:
+    """(cubes, split_after): no cubes (0) or a depth of smtpuzzles.cubes.DEPTHS; 0 or a number of seconds."""
+    from smtpuzzles.cubes import DEPTHS
+
+    if isinstance(cubes, bool) or cubes not in (0, *DEPTHS):
+        raise InputError(f"cubes must be a depth of {' or '.join(map(str, DEPTHS))}, not {cubes}", place("cubes"))
+    return cubes, seconds_or_zero(split_after, place("split_after"))
+
+
+def _one_input(module, given: dict, place: Callable[[str], str], read_input: InputReader, other_input: str) -> Input:
+    """The one input among `input`, the puzzle's file options and its inline keys (none: Input "none",
+    which the puzzle's `load` refuses where it needs one); a URL only where the puzzle reads one."""
+    inline = {key.name: key for key in module.INLINE}
+    named = [key for key in ("input", *(o.name for o in module.input_options()), *inline) if key in given]
+    if len(named) > 1:
+        raise InputError(f"give one input, not {' and '.join(named)}", place(named[1]))
+    if not named:
+        return read_input(None, None, "none")
+    key = named[0]
+    if key in inline:
+        return read_input(key, inline[key].text(given[key]), "inline")
+    chosen = read_input(key, given[key], "file")
+    if chosen.kind == "url" and not module.ACCEPTS_URLS:
+        raise InputError(f"{module.NAME} reads a file or {other_input}, not a URL", place(key))
+    return chosen
 
 
 @dataclass(frozen=True)

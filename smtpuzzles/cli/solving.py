@@ -17,7 +17,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
 from smtpuzzles.live import brief_where, checks_text
 from smtpuzzles.objectives import best_is_value, proves_prefix
-from smtpuzzles.inputs import check_new_file, is_url, read_input
+from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
 from smtpuzzles.ticker import Ticker, pace
 from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
@@ -25,26 +25,39 @@ from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, value_field
 from smtpuzzles.cli.parser import puzzle_options_by_name
 
 
-def puzzle_options(module, args) -> tuple[dict, str | None]:
-    """(the options `module.load` gets, the input path): each of the puzzle's options as given or its
-    default, a file option read as the input; an option of another puzzle is refused."""
-    options, input_path = {}, args.input
+def solve_words(module, args) -> dict:
+    """`solve`'s flags as the request's words (smtpuzzles.request.solve_request): the puzzle's own
+    options as given; an option of another puzzle is refused here, where the flags are known."""
+    words = {"input": args.input, "unique": args.unique, "count": args.count, "engine": args.engine,
+             "encoding": args.encoding, "time_limit": args.time_limit, "budget": args.budget, "cubes": args.cubes,
+             "split_after": args.split_after, "certify": args.certify, "no_guide": args.no_guide, "out": args.out}
     for name, owners in puzzle_options_by_name().items():
         given = getattr(args, name, None)
-        option = module.option(name)
-        if option is None:
-            if given not in (None, False):
-                whose = ", ".join(puzzle.NAME for puzzle, _ in owners)
-                raise InputError(f"{module.NAME} takes no such option ({whose} does)", owners[0][1].flag)
-            continue
-        if option.input_file:
-            if given is not None:
-                if args.input:
-                    raise InputError(f"give the {name} once: as INPUT or with {option.flag}", option.flag)
-                input_path = given
-            continue
-        options[name] = option.default if given is None else option.check(given, option.flag)
-    return options, input_path
+        if module.option(name) is not None:
+            words[name] = given
+        elif given not in (None, False):
+            whose = ", ".join(puzzle.NAME for puzzle, _ in owners)
+            raise InputError(f"{module.NAME} takes no such option ({whose} does)", owners[0][1].flag)
+    return words
+
+
+def flag_of(key: str) -> str:
+    """Where a request's word was given on the command line: INPUT or its flag."""
+    return "INPUT" if key == "input" else "--" + key.replace("_", "-")
+
+
+def command_line_input(key: str | None, value, kind: str) -> request.Input:
+    """INPUT or a file option (--clues) as the request's input: a path, `-` for stdin, or a URL."""
+    if kind == "none":
+        return request.Input("none")
+    if is_url(value):
+        return request.Input("url", value, "URL", key)
+    return request.Input("stdin", None, "stdin", key) if value == "-" else request.Input("file", value, value, key)
+
+
+def command_line_request(module, args) -> request.SolveRequest:
+    """The request `solve`'s flags make, checked as the API and job files check theirs."""
+    return request.solve_request(module, solve_words(module, args), flag_of, command_line_input, "stdin")
 
 
 def resume_fixes() -> list[tuple[str, str]]:
@@ -103,23 +116,17 @@ def solve_or_resume(args, module, progress, live):
         module = puzzles.get(ledger.run["puzzle"])
         instance = module.from_canonical(ledger.run["instance"])
     else:
-        options, input_path = puzzle_options(module, args)
-        if is_url(input_path) and not module.ACCEPTS_URLS:
-            raise InputError(f"{module.NAME} reads a file or stdin, not a URL", "INPUT")
-        request.out_folder(args.out, "--out")  # these two as the API and job files check them
-        request.encoding(module, args.encoding, "--encoding")
-        text, source = read_input(input_path)
-        instance = module.load(text, source, options)
-        mode, limit = request.mode_and_limit(module, args.unique, args.count, lambda key: f"--{key}")
-        request.check_split(module, args.encoding, args.cubes, "--cubes")
+        asked = command_line_request(module, args)
+        text = asked.input.read()
+        instance = module.load(text, asked.input.source, asked.options)
         if live:
             live.start()
         try:
-            outcome, ledger = runner.solve(module, instance, text or "", out_dir=Path(args.out), engine=args.engine,
-                                           encoding=args.encoding, time_limit=args.time_limit, mode=mode,
-                                           limit=limit, on_step=progress.step, on_solution=progress.solution,
-                                           params={"guide": False} if args.no_guide else None, cubes=args.cubes,
-                                           scheduler=args.scheduler, split_after=args.split_after, budget=args.budget)
+            outcome, ledger = runner.solve(module, instance, text or "", out_dir=asked.out, engine=asked.engine,
+                                           encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
+                                           limit=asked.limit, on_step=progress.step, on_solution=progress.solution,
+                                           params=asked.engine_params(), cubes=asked.cubes, scheduler=args.scheduler,
+                                           split_after=asked.split_after, budget=asked.budget)
         finally:
             if live:
                 live.stop()
