@@ -1,0 +1,91 @@
+"""When a run's files reach the disk: a young run leaves its writes to the operating system and
+syncs them all when it seals, before the sealed run.json; a run that has lasted SYNC_AFTER seconds
+syncs each write as it is made."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from smtpuzzles.folders import ledger as ledger_module
+from smtpuzzles.folders.ledger import Ledger
+
+HEADER = {"puzzle": "p", "instance": {}, "instance_sha256": "a" * 64, "encoding": {"name": "p", "version": 1},
+          "engine": {"name": "z3", "params": {}}}
+WRITTEN = ("input.txt", "base.smt2.gz", "run.json", "steps.jsonl", "solution.json", "certificate.smt2.gz")
+
+
+@pytest.fixture
+def synced(monkeypatch):
+    """The files fsync was called on, in order, as (name, what the file held then): a temporary
+    file is named by the file it becomes."""
+    calls: list[tuple[str, bytes]] = []
+    real = os.fsync
+
+    def recording(fd):
+        target = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        name = target.name
+        if name.startswith(".") and name.endswith(".tmp"):  # .run.json.PID.HEX.tmp
+            name = next(w for w in WRITTEN if name[1:].startswith(w + "."))
+        with open(f"/proc/self/fd/{fd}", "rb") as handle:
+            held = handle.read()
+        calls.append((name, held))
+        real(fd)
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc to name a file descriptor's file")
+    monkeypatch.setattr(ledger_module.os, "fsync", recording)
+    return calls
+
+
+def write_a_run(out: Path) -> Ledger:
+    ledger = Ledger.create(out, dict(HEADER), "input", "(check-sat)\n")
+    ledger.append({"claim": {"op": "first"}, "assumptions": [], "result": "sat", "solution": {}, "value": 1})
+    ledger.save_solution({}, 1)
+    ledger.append({"claim": {"op": "at_least", "k": 2}, "assumptions": [], "result": "unsat"})
+    ledger.save_certificate("(check-sat)\n", {"op": "at_least", "k": 2}, 1)
+    ledger.save_run()
+    return ledger
+
+
+def test_a_young_run_syncs_nothing_until_it_seals_then_everything_before_the_seal(tmp_path, synced):
+    ledger = write_a_run(tmp_path)
+    assert synced == []  # all of it written within SYNC_AFTER of its start
+    ledger.finish("optimal", 1)
+    names = [name for name, _ in synced]
+    assert sorted(set(names)) == sorted(WRITTEN)
+    # The sealed run.json is synced last, after every file it speaks of.
+    assert names[-1] == "run.json" and json.loads(synced[-1][1])["status"] == "optimal"
+    assert all(name != "run.json" or json.loads(held)["status"] == "running" for name, held in synced[:-1])
+    assert synced[names.index("steps.jsonl")][1].count(b"\n") == 2
+
+
+def test_a_run_past_sync_after_syncs_each_write_as_it_is_made(tmp_path, synced, monkeypatch):
+    monkeypatch.setattr(ledger_module, "SYNC_AFTER", 0.0)
+    ledger = Ledger.create(tmp_path, dict(HEADER), "input", "(check-sat)\n")
+    assert synced == []  # made young: nothing synced yet
+    ledger.append({"claim": {"op": "first"}, "assumptions": [], "result": "unsat"})
+    # The first write after SYNC_AFTER syncs what was left before it, then itself.
+    assert sorted(name for name, _ in synced) == ["base.smt2.gz", "input.txt", "run.json", "steps.jsonl"]
+    synced.clear()
+    ledger.save_solution({}, 0)
+    assert [name for name, _ in synced] == ["solution.json"]
+    synced.clear()
+    ledger.append({"claim": {"op": "at_least", "k": 1}, "assumptions": [], "result": "unsat"})
+    assert [name for name, _ in synced] == ["steps.jsonl"]
+    ledger.finish("infeasible", None)
+
+
+def test_a_run_that_dies_young_leaves_a_readable_unsealed_folder(tmp_path, synced):
+    """Not synced is not lost to the process's own death: the operating system has every write."""
+    ledger = write_a_run(tmp_path)
+    ledger.close()  # died without sealing
+    run = json.loads((ledger.dir / "run.json").read_text())
+    assert run["status"] == "running" and run["steps"] == 2 and synced == []
+    resumed, steps = Ledger.resume(ledger.dir)
+    assert [s["result"] for s in steps] == ["sat", "unsat"]
+    resumed.finish("optimal", 1)
+    assert synced[-1][0] == "run.json"
