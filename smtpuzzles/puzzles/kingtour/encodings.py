@@ -51,24 +51,37 @@ def encode(board: Board, encoding: str = "onehot-sym") -> Encoding:
 
 
 def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) -> Encoding:
-    """Booleans only: cell holds digit, step visits cell, step reads digit.
-
-    Exactly-one per cell, per step and per unit digit; adjacency clauses in both time directions make
-    consecutive visits king moves. With every cell visited once, that is already a Hamiltonian path:
-    no circuit constraint is needed. SAT solvers propagate this far better than integers.
+    """Booleans only: cell holds digit, step visits cell, step reads digit, and one block of clauses
+    per rule, in the order the formula has always been written (its sha-256 is recorded in every
+    run). SAT solvers propagate this far better than integers.
 
     With `starts`, the tour's first cell is one of them, a last clause that `_encode_symmetric`
     justifies; the formula is written once, with it.
     """
     n, cnf = board.size, CNF()
-    steps = n * n
     digit = {(r, c, k): cnf.var(f"d{r}_{c}_{k}") for r, c in board.cells for k in range(1, n + 1)}
-    visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(steps) for r, c in board.cells}
-    reads = {(t, k): cnf.var(f"s{t}_{k}") for t in range(steps) for k in range(1, n + 1)}
-
+    visit = {(t, r, c): cnf.var(f"v{t}_{r}_{c}") for t in range(n * n) for r, c in board.cells}
+    reads = {(t, k): cnf.var(f"s{t}_{k}") for t in range(n * n) for k in range(1, n + 1)}
     sudoku_clauses(cnf, board, digit)
+    tour_clauses(cnf, board, visit)
+    reading_clauses(cnf, board, visit, digit, reads)
+    if starts is not None:
+        starts_clause(cnf, visit, starts)
+    guides = _Guides(board, starts)
+    advice = Advice(first_guess=None if any(any(row) for row in board.clues) else guides.first,
+                    polish=guides.polish, second_guess=guides.answer if n * n >= REACH_FROM_CELLS else None,
+                    second_guess_each_check=True, cubes=lambda depth: tour_cubes(board, starts or board.cells, depth),
+                    close_by_cases=True, proof_parts=n * n >= REACH_FROM_CELLS)
+    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), number_objective(n),
+                    decoder(board), engines=("sat", "z3"), advice=advice)
 
-    # The tour: each step one cell, each cell one step, consecutive steps a king move apart.
+
+# --------------------------------------------------------------------------------- the rules, as CNF
+def tour_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int]) -> None:
+    """The tour: each step one cell, each cell one step, consecutive steps a king move apart (both
+    ways in time). With every cell visited once that is already an open Hamiltonian path: no circuit
+    or connectivity constraint is needed."""
+    steps = board.size * board.size
     for t in range(steps):
         cnf.exactly_one([visit[t, r, c] for r, c in board.cells])
     for r, c in board.cells:
@@ -80,26 +93,44 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
             if t > 0:
                 cnf.implies(visit[t, r, c], [visit[t - 1, a, b] for a, b in around])
 
-    # The number: step t reads the digit of the cell it visits.
-    for t in range(steps):
+
+def reading_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int],
+                    digit: dict[tuple[int, int, int], int], reads: dict[tuple[int, int], int]) -> None:
+    """The number read along the tour: step t reads exactly one digit, the digit of the cell it visits."""
+    n = board.size
+    for t in range(n * n):
         cnf.exactly_one([reads[t, k] for k in range(1, n + 1)])
         for r, c in board.cells:
             for k in range(1, n + 1):
                 cnf.when([visit[t, r, c], digit[r, c, k]], reads[t, k])
 
+
+def starts_clause(cnf: CNF, visit: dict[tuple[int, int, int], int], starts: list[tuple[int, int]]) -> None:
+    """The symmetry clause, the CNF's last: the tour starts in one of `starts` (the symmetry lemma
+    says why that loses no number)."""
+    cnf.at_least_one([visit[0, r, c] for r, c in starts])
+
+
+def number_objective(n: int) -> LexMax:
+    """The number read along the tour, lexicographically maximal: "position i exceeds d" is the clause
+    s_i_(d+1) or ... or s_i_n, "position i is d" the literal s_i_d; each digit occurs n times."""
     def greater(i: int, d: int):
         return any_of([lit(f"s{i}_{k}") for k in range(d + 1, n + 1)])
 
     def equal(i: int, d: int):
         return lit(f"s{i}_{d}")
 
-    cells = board.cells
+    return LexMax(n * n, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
+
+
+def decoder(board: Board):
+    """A model read as each cell's digit and each step's cell: the first true name of each exactly-one
+    (names made once: a 9x9 proof decodes some fifty models of 7,000 variables)."""
+    n, cells = board.size, board.cells
     digit_names = [[[f"d{r}_{c}_{k}" for k in range(1, n + 1)] for c in range(n)] for r in range(n)]
-    visit_names = [[f"v{t}_{r}_{c}" for r, c in cells] for t in range(steps)]
+    visit_names = [[f"v{t}_{r}_{c}" for r, c in cells] for t in range(n * n)]
 
     def decode(model) -> dict:
-        """Each cell's digit and each step's cell, the first true name of each exactly-one (names
-        made once: a 9x9 proof decodes some fifty models of 7,000 variables)."""
         grid = [[next((k for k, name in enumerate(names, 1) if model[name]), 0) for names in row] for row in digit_names]
         tour = [[0] * n for _ in range(n)]
         for t, names in enumerate(visit_names, 1):  # a step with no cell leaves a 0 for the referee to name
@@ -108,75 +139,80 @@ def _encode_onehot(board: Board, starts: list[tuple[int, int]] | None = None) ->
                 tour[cells[i][0]][cells[i][1]] = t
         return {"grid": grid, "tour": tour}
 
-    def literals(solution: dict):
-        return [lit(f"d{r}_{c}_{solution['grid'][r][c]}") for r, c in board.cells] + \
-            [lit(f"v{solution['tour'][r][c] - 1}_{r}_{c}") for r, c in board.cells]
+    return decode
 
-    guessed: list[dict] = []
 
-    def guess():
-        if not guessed:  # each engine built asks; the walk runs once
-            walked = first_answer(board, starts or quadrant(board), GUESS_SECONDS_PER_CELL * steps)
-            guessed.append(walked or snake_solution(board))
-        return literals(guessed[0])
+def solution_literals(board: Board, solution: dict) -> list:
+    """The literals that say a solution: each cell's digit and the step that visits it."""
+    return [lit(f"d{r}_{c}_{solution['grid'][r][c]}") for r, c in board.cells] + \
+        [lit(f"v{solution['tour'][r][c] - 1}_{r}_{c}") for r, c in board.cells]
 
-    sudoku: list[SudokuSolver] = []
-    polished: list[dict] = []
-    reached = [0]  # with `reach`: the step the last polish stopped at
 
-    def polish(solution: dict, claim: dict):
+# --------------------------------------------------------------------------- the guesses that steer
+class _Guides:
+    """The search's guesses for one board: the first answer, the polish of each model, the second
+    guess of a check that stays undecided. Only guesses: the engine's models are refereed like any
+    other and no UNSAT step rests on them."""
+
+    def __init__(self, board: Board, starts: list[tuple[int, int]] | None):
+        self.board, self.starts = board, starts
+        self.steps = board.size * board.size
+        self.guessed: list[dict] = []
+        self.sudoku: SudokuSolver | None = None
+        self.polished: list[dict] = []
+        self.reached = 0  # with `reach`: the step the last polish stopped at
+
+    def first(self):
+        if not self.guessed:  # each engine built asks; the walk runs once
+            walked = first_answer(self.board, self.starts or quadrant(self.board), GUESS_SECONDS_PER_CELL * self.steps)
+            self.guessed.append(walked or snake_solution(self.board))
+        return solution_literals(self.board, self.guessed[0])
+
+    def polish(self, solution: dict, claim: dict):
         """The model's own tour with the best Sudoku along it, then larger digits sought at the
         positions after the claim's: on a 9x9 board by a small search around the model's tour
         (guess.improve), where a solve then asks the solver 9 SAT questions instead of 27, 10 more
         answered by the guide; from REACH_FROM_CELLS on, each position in turn gets the largest
         digit the first steps and a way through can give (reach.improve), so the solver is left
         the refutations (encodings/kingtour.md)."""
-        if not sudoku:
-            sudoku.append(SudokuSolver(board))
+        board, steps = self.board, self.steps
+        if self.sudoku is None:
+            self.sudoku = SudokuSolver(board)
         focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
         seconds = min(POLISH_SECONDS_9X9 * (steps / 81) ** 4, POLISH_SECONDS_MAX)
         deadline = time.thread_time() + seconds
         by_reach = steps >= REACH_FROM_CELLS
-        if polished and polished[-1] == solution:
+        if self.polished and self.polished[-1] == solution:
             # the guide this polish made, answered: its steps up to `reached` were tried already
-            if not by_reach or reached[0] >= steps:
+            if not by_reach or self.reached >= steps:
                 return None
-            better, focus = solution, max(focus, reached[0])
+            better, focus = solution, max(focus, self.reached)
         else:
-            better = {"grid": sudoku[0].best_along(solution["tour"]), "tour": solution["tour"]}
+            better = {"grid": self.sudoku.best_along(solution["tour"]), "tour": solution["tour"]}
             if value(board, better) <= value(board, solution):
                 better = solution
         if by_reach:
-            walked, reached[0] = reach.improve(board, better, focus, starts or board.cells, deadline)
+            walked, self.reached = reach.improve(board, better, focus, self.starts or board.cells, deadline)
         else:
-            walked = improve(board, sudoku[0], better, focus, deadline)
+            walked = improve(board, self.sudoku, better, focus, deadline)
         better = walked or better
-        polished[:] = [better]
-        return literals(better) if better is not solution else None
+        self.polished[:] = [better]
+        return solution_literals(board, better) if better is not solution else None
 
-    def answer(seconds: float | None, claim: dict):
+    def answer(self, seconds: float | None, claim: dict):
         """An answer to a check that stays undecided, "position i can exceed d" after the prefix
         proved, by `reach`, or None: on 14x14 questions the solver was still on after 10 to 90
         minutes came this way within seconds (encodings/kingtour.md, "Reach")."""
         if claim.get("op") != "exceed" or not isinstance(claim.get("prefix"), list):
             return None
+        board = self.board
         if "cube" in claim:  # a split check's cube fixes the tour's first cell
             groups = [[tuple(int(x) for x in claim["cube"][0][1:].split("_")[1:])]]
         else:
-            groups = reach.start_groups(board, polished[-1] if polished else None, starts or board.cells)
+            groups = reach.start_groups(board, self.polished[-1] if self.polished else None, self.starts or board.cells)
         budget = SECOND_GUESS_SECONDS if seconds is None else min(seconds, SECOND_GUESS_SECONDS)
         found = reach.search(board, claim["prefix"], [claim["than"] + 1], groups, time.thread_time() + budget)
-        return literals(found) if isinstance(found, dict) else None
-
-    objective = LexMax(steps, list(range(1, n + 1)), greater, equal, {k: n for k in range(1, n + 1)}, show=digits_text)
-    if starts is not None:
-        cnf.at_least_one([visit[0, r, c] for r, c in starts])
-    advice = Advice(first_guess=None if any(any(row) for row in board.clues) else guess, polish=polish,
-                    second_guess=answer if steps >= REACH_FROM_CELLS else None, second_guess_each_check=True,
-                    cubes=lambda depth: tour_cubes(board, starts or board.cells, depth), close_by_cases=True,
-                    proof_parts=steps >= REACH_FROM_CELLS)
-    return Encoding("onehot" if starts is None else "onehot-sym", 1, Formula.from_cnf(cnf), objective, decode,
-                    engines=("sat", "z3"), advice=advice)
+        return solution_literals(board, found) if isinstance(found, dict) else None
 
 
 def quadrant(board: Board) -> list[tuple[int, int]]:
