@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from smtpuzzles import run as runner
-from smtpuzzles.proofs import proof as proofs
+from smtpuzzles.proofs import certify, proof as proofs
 
 
 def pigeonhole(holes: int) -> proofs.Dimacs:
@@ -78,7 +78,7 @@ def test_the_two_proofs_of_a_certify_are_made_at_once(cli, monkeypatch):
     the first had ended."""
     result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
     spans = []
-    real = proofs._run_prover
+    real = certify.run_prover
 
     def held(*args, **kwargs):
         began = time.monotonic()
@@ -88,7 +88,7 @@ def test_the_two_proofs_of_a_certify_are_made_at_once(cli, monkeypatch):
         finally:
             spans.append((began, time.monotonic(), threading.current_thread() is threading.main_thread()))
 
-    monkeypatch.setattr(proofs, "_run_prover", held)
+    monkeypatch.setattr(certify, "run_prover", held)
     run = runner.certify(Path(result["run_dir"]))
     assert "proof" in run and "reference_proof" in run
     (a_began, a_ended, _), (b_began, b_ended, _) = sorted(spans)

@@ -1,5 +1,5 @@
 """certify_query's CaDiCaL path: CaDiCaL 1.9.5 writes LRAT (through python-sat internals, isolated in
-`proof.cadical_lrat_solver`), `proof.trim_lrat` keeps what the refutation used, smtpuzzles.trusted.lrat checks it.
+`child.cadical_lrat_solver`), `trim.trim_lrat` keeps what the refutation used, smtpuzzles.trusted.lrat checks it.
 
 Every proof made here must pass smtpuzzles.trusted.lrat and dratify (an independent checker, reading the LRAT
 as DRUP); the trim must keep every lemma a kept hint names (its proof checks exactly when CaDiCaL's
@@ -14,7 +14,7 @@ from brute_kingtour import best_overall
 from conftest import SEED_CASES
 from test_differential import tatamibari_solutions
 from test_proof import INFEASIBLE_BOARD, UNIQUE_BOARD, _as_dimacs, _pigeonhole, one_line
-from smtpuzzles.proofs import proof
+from smtpuzzles.proofs import child, proof, prover, trim
 from smtpuzzles.trusted.lrat import check_lrat
 from smtpuzzles.objective import claim_terms
 from smtpuzzles.puzzles import kingtour, nonary, tatamibari
@@ -70,7 +70,7 @@ def made():
     out = {}
     for name, build in QUERIES.items():
         query = build()
-        out[name] = query, proof._refute(query, proof.LRAT_SOLVER, 60)[0]
+        out[name] = query, prover.refute(query, proof.LRAT_SOLVER, 60)[0]
     return out
 
 
@@ -168,7 +168,7 @@ def test_the_trim_reads_a_file_by_blocks_as_it_reads_bytes(made, tmp_path, monke
         path = tmp_path / f"{name}.lrat"
         path.write_bytes(raw)
         whole = proof.trim_lrat(raw, query.clauses)
-        monkeypatch.setattr(proof, "RAW_BLOCK", 7)
+        monkeypatch.setattr(trim, "RAW_BLOCK", 7)
         assert proof.trim_lrat(path, query.clauses) == whole
         assert proof.trim_lrat(path, query.clauses, trim=False) == proof.trim_lrat(raw, query.clauses, trim=False)
         monkeypatch.undo()
@@ -184,7 +184,7 @@ def test_a_proof_past_its_budget_is_refused_in_one_line(cap, fragment, monkeypat
     """The caps of ProofBudget (gigabytes by default; a few bytes here) stop certify with one line
     instead of a process the kernel kills for its memory."""
     query = pigeonhole(6)
-    monkeypatch.setattr(proof, "RAW_BLOCK", 16)  # a line is held whole only when it spans blocks
+    monkeypatch.setattr(trim, "RAW_BLOCK", 16)  # a line is held whole only when it spans blocks
     with pytest.raises(proof.ProofError) as refused:
         proof.certify_query(query, timeout=60, budget=proof.ProofBudget(**cap))
     assert fragment in refused.value.message and one_line(refused.value.message), refused.value.message
@@ -198,7 +198,7 @@ def test_a_proof_that_would_fill_the_temporary_folder_is_stopped(monkeypatch):
     import shutil
 
     usage = shutil.disk_usage(".")
-    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=proof.DISK_MARGIN + 2_000))
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=prover.DISK_MARGIN + 2_000))
     with pytest.raises(proof.ProofError, match="proof passed 2,000 bytes after .* the room left in the temporary") as refused:
         proof.certify_query(pigeonhole(6), timeout=60)
     assert one_line(refused.value.message)
@@ -227,7 +227,7 @@ def test_a_python_sat_without_the_internals_falls_back_with_one_line(monkeypatch
     else:
         monkeypatch.setattr(pysolvers, "cadical195_tracepr", _raising)
     with pytest.raises(proof.ProofError, match="python-sat lacks"):
-        proof.cadical_lrat_solver(None)
+        child.cadical_lrat_solver(None)
     query = lex_optimum()
     lines = []
     certified = proof.certify_query(query, timeout=60, progress=lines.append)

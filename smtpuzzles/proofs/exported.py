@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from smtpuzzles.proofs.external import write_proof
+from smtpuzzles.shown import escaped
 from smtpuzzles.trusted.dimacs import Dimacs
 
 STEM = {"proof": "encoder", "reference_proof": "reference"}  # the audit's proof labels, as file names
@@ -71,15 +73,11 @@ class ProofFiles:
         return "no clause"  # never: the audit checked they are one clause's
 
     def _write(self, name: str, data) -> None:
-        from smtpuzzles.proofs.external import write_proof
-
         with _create(self.folder / name) as out:
             write_proof(out, data)
 
     def finish(self, report, run_dir: str) -> int:
         """README.txt and check.sh; the number of files written in all."""
-        from smtpuzzles.shown import escaped
-
         lines = ["#!/bin/sh", "# Checks every proof in this folder with an LRAT checker: cake_lpr, unless CHECKER",
                  "# names another program called as CHECKER FORMULA.cnf PROOF.lrat.", "set -e",
                  'cd "$(dirname "$0")"', 'CHECKER="${CHECKER:-cake_lpr}"',

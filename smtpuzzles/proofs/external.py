@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from smtpuzzles.children import die_with_parent
 from smtpuzzles.errors import InputError
+from smtpuzzles.proofs.prover import BackgroundProof
 from smtpuzzles.trusted.dimacs import Dimacs
 
 ACCEPTED = b"s VERIFIED UNSAT"
@@ -59,13 +66,6 @@ def find_checker(given: str | None, where: str = "--checker") -> ExternalChecker
 
 def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | None) -> tuple[bool | None, str]:
     """(accepted, one line): the checker run on two files. None when it ran past `timeout`."""
-    import subprocess
-    import tempfile
-    import time
-
-    from smtpuzzles.children import die_with_parent
-    from smtpuzzles.proofs.proof import BackgroundProof
-
     started = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         # A session of its own, so that the whole group is stopped: a wrapper script's own children too.
@@ -97,8 +97,6 @@ def check_file(checker: ExternalChecker, cnf_path, lrat_path, timeout: float | N
 
 def _stop_group(child) -> None:
     """The child and everything it started (its session's process group), killed and reaped."""
-    import signal
-
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -115,9 +113,6 @@ def _last_lines(handle) -> list[bytes]:
 def check(checker: ExternalChecker, query: Dimacs, lrat, timeout: float | None) -> tuple[bool | None, str]:
     """The checker on a query and its LRAT proof (bytes, or an iterable of lines without their
     newlines, as a stored proof is streamed), written to temporary files."""
-    import tempfile
-    from pathlib import Path
-
     with tempfile.TemporaryDirectory(prefix="smtpuzzles-checker-") as tmp:
         cnf, proof = Path(tmp) / "formula.cnf", Path(tmp) / "proof.lrat"
         cnf.write_bytes(query.data)
@@ -152,8 +147,6 @@ class Tally:
     seconds: float = 0.0  # the checker's time over every proof shown it
 
     def __call__(self, query: Dimacs, lrat: bytes, case: int | None) -> None:
-        import time
-
         started = time.monotonic()
         self.said[case] = self.checker.check(query, lrat, self.timeout, label=self.label, what=self.what, case=case)
         self.seconds += time.monotonic() - started

@@ -13,16 +13,22 @@ A `PartsStore` keeps each part made, so a proof of hours stopped part-way resume
 there is trusted. A found part is joined as it is (checking it twice would double the check of a
 long resume); when the joined proof is rejected inside a found part, the join starts again with
 every found part checked on its own first, and one that fails is made anew. Nothing here runs a
-solver: `make_part` (smtpuzzles.proofs.proof) does.
+solver: `make_part` (smtpuzzles.proofs.certify) does.
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
+import re
+import tempfile
 import time
 from dataclasses import replace
+from pathlib import Path
 
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.folders.bounded import read_gz
 from smtpuzzles.trusted import lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, clause_lines
 from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS, check_lrat
@@ -160,8 +166,6 @@ class _Join:
 def _rejected_part(message: str, found: list) -> str:
     """The line for a joined proof rejected with parts taken from a folder: the part the checker
     stopped in, when it is one of those (remove it, and it is made again)."""
-    import re
-
     where = re.match(r"proof line (\d+)", message)
     line = int(where[1]) if where else 0
     culprit = next((path for first, last, path in found if first <= line <= last), None)
@@ -184,8 +188,6 @@ class PartsStore:
     and one that is unreadable or proves nothing for its part is made again (and kept anew)."""
 
     def __init__(self, folder, query: Dimacs):
-        from pathlib import Path
-
         self.folder = Path(folder)
         self.prefix = query.sha256[:20]
         self.failure = ""  # why the last part could not be kept
@@ -198,9 +200,6 @@ class PartsStore:
         block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked,
         or unpacked to more than EXPANSION times its size (read as a stream, a block at a time,
         and stopped there: a gzip bomb costs what an honest part of its size would)."""
-        from smtpuzzles.errors import LedgerError
-        from smtpuzzles.folders.bounded import read_gz
-
         try:
             packed = os.lstat(self.path(lit)).st_size
             cap = min(budget.text_bytes, EXPANSION * packed + (1 << 20))
@@ -212,10 +211,6 @@ class PartsStore:
         """Keep a part: written whole to a new file of its own (never through a link someone left
         at a name), then renamed, so a part killed mid-write is never found. False, with the reason
         in `failure`, when it cannot be kept (the proof goes on: the folder only saves time)."""
-        import gzip
-        import os
-        import tempfile
-
         temporary = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,30 @@
+"""What one proof may take: past a cap, certify stops with one line rather than being killed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
+
+# A stored proof is read no further than this, as text; a DRUP proof checked by smtpuzzles.proofs.drup
+# costs about 6x that in memory, an LRAT one is checked as a stream.
+MAX_PROOF_BYTES = 512 * 1024 * 1024
+GiB, MiB = 1 << 30, 1 << 20
+
+
+@dataclass(frozen=True)
+class ProofBudget:
+    """What making one proof may take, so that certify stops with one line rather than being killed.
+
+    CaDiCaL's raw LRAT proof stays on disk (the temporary folder) and is read in blocks: its size
+    costs disk, not memory. Memory holds the proof text kept (at most `text_bytes`, what the audit
+    reads of a stored proof, so a larger one could never be audited), smtpuzzles.trusted.lrat's clauses
+    (under its Limits), a block, and per lemma kept about 80 bytes of ids and offsets."""
+
+    disk_bytes: int = 32 * GiB  # CaDiCaL's raw proof on disk: the solver is stopped past it
+    line_bytes: int = 64 * MiB  # one line of the raw proof (a deletion line can list many ids)
+    text_bytes: int = MAX_PROOF_BYTES  # proof text held whole: the LRAT kept, or a DRUP proof
+    lemmas: int = LRAT_LIMITS.lemmas  # lemmas kept: no more than smtpuzzles.trusted.lrat checks
+
+
+BUDGET = ProofBudget()
