@@ -73,7 +73,7 @@ def show_drawing(run_dir: Path) -> str | None:
     """`show --svg`: the run folder read again through the checked reader, its solution drawn only
     when it passes the referee (a folder is anyone's data), else the instance alone."""
     from smtpuzzles.live import read_live
-    from smtpuzzles.folders.readback import Rules, recorded_instance
+    from smtpuzzles.auditing.readback import Referee, recorded_instance
 
     folder = read_live(run_dir).folder
     run = folder.run
@@ -81,7 +81,7 @@ def show_drawing(run_dir: Path) -> str | None:
     if module.draw is None:
         return None
     solution = folder.solution
-    if solution is not None and Rules(module, instance).judge(solution, str(folder.path / "solution.json"))[0]:
+    if solution is not None and Referee(module, instance).judge(solution, str(folder.path / "solution.json"))[0]:
         solution = None
     return drawing(module, instance, solution, headings(module, instance, folder.path.name),
                    caption(run["status"], run.get("value"), run.get("extra") or {}, solution is not None))

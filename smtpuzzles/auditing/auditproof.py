@@ -10,12 +10,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from smtpuzzles.errors import LedgerError
+from smtpuzzles.auditing import witness
+from smtpuzzles.auditing.readback import Referee, recorded_claim_terms, reference_query, same_json
 from smtpuzzles.canonical import canonical_json
-from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
-from smtpuzzles.objectives import claim_terms, describe
-from smtpuzzles.folders.readback import Rules, recorded_claim_terms, same_json
+from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
+from smtpuzzles.objectives import claim_terms, describe
+from smtpuzzles.proofs import external, proof as proofs
+from smtpuzzles.trusted.dimacs import ProofError, Satisfiable
+from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
 
 STRICTER = ("the reference encoding, written from the rules alone, has a solution the claim rules out: the "
             "encoder's formula is stricter than the rules")
@@ -51,8 +54,6 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
     here; with `checkers` (smtpuzzles.proofs.external), by those programs as well. Either way the
     evidence rests on the CNF builder and a checker, not on any solver's answer. Returns what
     became of it (PROVED, SATISFIABLE, ...), None when there was nothing to prove."""
-    from smtpuzzles.proofs import proof as proofs
-
     if claim is None:
         report.add("proof", True, "nothing to prove: the run claims no optimum, infeasibility or uniqueness")
         return None
@@ -70,7 +71,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
     return outcome
 
 
-def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, progress, beside: bool,
+def prove_both(report, folder, enc, referee: Referee, claim: dict | None, timeout, progress, beside: bool,
                parts_dir=None, checkers=()) -> None:
     """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
     the encoder's is made here, so their solver children run on two cores at once (the 15x15
@@ -83,12 +84,10 @@ def prove_both(report, folder, enc, rules: Rules, claim: dict | None, timeout, p
     is blamed on the encoder being stricter than the rules only when the encoder's query was refuted."""
     if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
         main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
-        reference = prove_reference(report, folder, rules, claim, timeout, progress, parts_dir, checkers)
+        reference = prove_reference(report, folder, referee, claim, timeout, progress, parts_dir, checkers)
     else:
-        from smtpuzzles.proofs.proof import BackgroundProof
-
         beside_report = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
-        work = BackgroundProof(lambda: prove_reference(beside_report, folder, rules, claim, timeout, progress,
+        work = proofs.BackgroundProof(lambda: prove_reference(beside_report, folder, referee, claim, timeout, progress,
                                                        parts_dir, checkers))
         try:
             main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
@@ -108,7 +107,7 @@ def _proved(report, section: str) -> bool:
     return bool(last) and last[-1].ok is True
 
 
-def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, progress, parts_dir=None,
+def prove_reference(report, folder, referee: Referee, claim: dict | None, timeout, progress, parts_dir=None,
                     checkers=()) -> str | None:
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
@@ -116,15 +115,11 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
     is shown to admit the run's own solutions (smtpuzzles.auditing.witness): a reference stricter
     than the rules, or one with no model at all, would otherwise back any claim. A SATISFIABLE
     outcome is left to `prove_both` to word, which knows what became of the encoder's query."""
-    from smtpuzzles.auditing import witness
-    from smtpuzzles.folders.readback import reference_query
-    from smtpuzzles.trusted.dimacs import ProofError
-
     if claim is None:
         return None
-    module = rules.module
+    module = referee.module
     try:
-        reference = reference_query(module, rules.instance, claim, str(folder.path / RUN), timeout)
+        reference = reference_query(module, referee.instance, claim, str(folder.path / RUN), timeout)
     except ProofError as exc:  # not built within the time limit: undecided, as a proof past it is
         return _no_proof(report, REFERENCE, exc)
     if reference is None:
@@ -141,7 +136,7 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
         report.add("reference", False, "the stored reference proof does not record the symmetry lemma checked here "
                                        "(its words in run.json differ)")
         return FAILED
-    fits, words = witness.check(module, rules.instance, claim, folder.solution, timeout)
+    fits, words = witness.check(module, referee.instance, claim, folder.solution, timeout)
     report.add("reference", fits, words)
     if fits is not True:
         return FAILED if fits is False else UNDECIDED
@@ -161,8 +156,6 @@ def prove_reference(report, folder, rules: Rules, claim: dict | None, timeout, p
 
 def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None,
                  parts_dir=None, checkers=()) -> str:
-    from smtpuzzles.proofs import proof as proofs
-
     if kind.key in folder.run:
         return _check_stored_proof(report, folder, kind, query, claim, timeout, progress, checkers)
     if kind.key == REFERENCE.key or split or checkers:  # an outside checker reads LRAT only
@@ -190,8 +183,6 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
 def _no_proof(report, kind: ProofKind, exc) -> str:
     """The finding for a proof that could not be made: a model found (the claim is false; the
     reference's is worded by `prove_both`), or none made in time or within the caps (undecided)."""
-    from smtpuzzles.trusted.dimacs import Satisfiable
-
     if isinstance(exc, Satisfiable):
         if kind.key == MAIN_PROOF.key:
             report.add(kind.section, False, f"{FALSE_BY_ENCODER} ({exc.message})")
@@ -204,9 +195,6 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
     """`--proof all`: every recorded UNSAT step's claim, rebuilt by today's encoder, refuted with a
     proof-logging solver and its proof checked here, and by `checkers` when given (the
     certificate's claim is done above)."""
-    from smtpuzzles.proofs import external, proof as proofs
-    from smtpuzzles.trusted.dimacs import Satisfiable
-
     tell = progress or (lambda event: None)
     where = folder.steps_where
     done = {canonical_json(claim)} if claim is not None else set()
@@ -250,7 +238,6 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
                      checkers=()) -> str:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
     checked by smtpuzzles.trusted.lrat, the checker a stored proof answers to, and by `checkers`."""
-    from smtpuzzles.proofs import external, proof as proofs
 
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": "an LRAT proof", "verb": "proving", "state": "started", "at": time.monotonic()})
@@ -295,8 +282,6 @@ def _outside_verdict(report, kind: ProofKind, ok: bool | None, words: str) -> st
 def _check_stored_proof(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, checkers=()) -> str:
     """The stored proof must refute exactly the derived claim, its DIMACS must be the query built
     here, and the LRAT proof must check against that query (never against the folder's copy)."""
-    from smtpuzzles.proofs import proof as proofs
-
     record, section, label = folder.run[kind.key], kind.section, kind.label
     stored_dimacs, stored_lrat = folder.path / kind.dimacs, folder.path / kind.proof
     if not same_json(record["claim"], claim):
