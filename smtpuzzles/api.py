@@ -51,7 +51,8 @@ def _one_line(function):
 @_one_line
 def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool = False, count: int | bool | None = None,
           time_limit: float | None = None, out: str | Path | None = None, engine: str | None = None,
-          encoding: str | None = None, certify: bool = False, budget: float | None = None, **options: Any) -> Result:
+          encoding: str | None = None, certify: bool = False, budget: float | None = None, cubes: int = 0,
+          split_after: float = 5.0, no_guide: bool = False, **options: Any) -> Result:
     """Solve one instance of `puzzle` and return its `Result`.
 
     `source` is a file path, the input text itself, a URL (for a puzzle that reads them), or a dict
@@ -60,7 +61,9 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     solution is unique, `count` for every solution (True or 0) or up to that many; `time_limit` bounds
     each solver check in seconds (a run that runs out is `unknown`, never `optimal`); `budget` bounds
     the whole solve the same way (resumable: `smtpuzzles solve PUZZLE --resume RUN_DIR`). `certify`
-    stores checked LRAT proofs of the closing claim. Bad input raises `InputError` naming the place.
+    stores checked LRAT proofs of the closing claim; `cubes`, `split_after` and `no_guide` are
+    `--cubes`, `--split-after` and `--no-guide` (the cubes solved here, one by one). Bad input raises
+    `InputError` naming the place.
     """
     if not isinstance(puzzle, str):  # puzzles.get would hash a list (TypeError)
         raise InputError(f"a puzzle's name, not {type(puzzle).__name__}", "solve(puzzle=...)")
@@ -73,7 +76,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
                          "solve()")
     words = {**given, "input": None if isinstance(source, dict) else source, "unique": unique, "count": count,
              "time_limit": time_limit, "budget": budget, "engine": engine, "encoding": encoding, "certify": certify,
-             "out": out}
+             "cubes": cubes, "split_after": split_after, "no_guide": no_guide, "out": out}
     # Every argument checked as the command line and job files check theirs, in the same words.
     asked = request.solve_request(module, words, _argument, _api_input)
     text = asked.input.read()
@@ -131,9 +134,10 @@ def _api_input(key: str | None, value, kind: str) -> request.Input:
         raise InputError(f"source must be a path, text, a URL or a dict, not {type(value).__name__}", "solve()")
     if key == "input" and isinstance(value, str) and is_url(value) and not Path(value).is_file():
         return request.Input("url", value, "URL", key)
-    if key == "input":
-        return _file_or_text(value, "text")
-    return dataclasses.replace(_file_or_text(value, key), source=key)  # a file option's errors name the option
+    found = _file_or_text(value, key)
+    if key != "input":
+        return dataclasses.replace(found, source=key)  # a file option's errors name the option
+    return dataclasses.replace(found, source="text") if found.kind == "text" else found
 
 
 def _names_a_file(text: str) -> bool:

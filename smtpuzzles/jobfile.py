@@ -197,7 +197,7 @@ def _job_input(key: str | None, value, kind: str, base: Path, label: str) -> req
     """A job's input as the request's: `input` a glob beside the job file, a file option a file there
     (read as given, never globbed), an inline key's text."""
     if kind == "none":
-        return request.Input("none", None, "options")
+        return request.Input("none")
     if kind == "inline":
         return request.Input("inline", value, f"job {label} {key}", key)
     if key == "input":
