@@ -21,16 +21,30 @@ from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
 from smtpuzzles.formula import unreadable_name
-from smtpuzzles.objectives import kind_of
+from smtpuzzles.objectives import RefereeRejected, kind_of
 from smtpuzzles.folders.ledger import Ledger
 from smtpuzzles.folders.locking import require_locks
 from smtpuzzles.folders.statuses import ANSWERED
 from smtpuzzles.objectives import claim_terms
 from smtpuzzles.folders.runfolder import open_run
-from smtpuzzles.folders import readback
-from smtpuzzles.folders.readback import (Rules, check_replayable, instance_sha, recorded_claim_terms, recorded_instance,
-                                 same_json, todays_encoding)
+from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.symmetry import require as require_lemma
+
+# Reading a recorded run back (smtpuzzles.folders.readback) loads the proof checkers with it, 65 ms
+# of imports: resume and certify import it when they run, so a solve never does.
+
+
+def instance_sha(canonical: dict) -> str:
+    """An instance's sha-256 as run.json records it (what readback.instance_sha, which the audit
+    checks it with, computes)."""
+    return sha256_text(canonical_json(canonical))
+
+
+def todays_encoding(*args):
+    """readback.todays_encoding (today's encoder for a recorded run), imported when it is called."""
+    from smtpuzzles.folders.readback import todays_encoding as build
+
+    return build(*args)
 
 
 @dataclass(frozen=True)
@@ -181,6 +195,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
 
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
            cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None) -> tuple[Outcome, Ledger]:
+    from smtpuzzles.folders.readback import Rules, check_replayable, recorded_instance
+
     deadline = None if budget is None else time.monotonic() + budget
     # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
     # parameters): a folder may come from anyone, and its parameters reach a solver.
@@ -264,7 +280,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
     try:
         try:
             with ctrl_c_between_steps():
-                outcome = run_objective(steering, settings.mode, settings.limit)
+                answer = enc.notes.get("answer")
+                outcome = answered_without_solver(steering, answer) if answer is not None else \
+                    run_objective(steering, settings.mode, settings.limit)
                 if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
                     raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
         except KeyboardInterrupt:
@@ -304,6 +322,35 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
     return outcome, ledger
 
 
+def answered_without_solver(steer: Steering, answer: dict) -> Outcome:
+    """An answer the encoding found without a solver, recorded as a solver's would be (no solver is
+    loaded). `answer` is the encoding's `notes["answer"]`: its `solution`, `value`, the `closing`
+    claim that proves it optimal and the `reason` the formula refutes that claim by itself (a search
+    linear in the instance whose solution carries a certificate the referee checks: Rogue's `reach`).
+    The solution is refereed and valued like any model, and its value must be the one stated; the
+    step says it came `by` the encoding's search. The closing claim is settled by a bound, with its
+    query, which `audit --resolve` has z3 and cvc5 answer; a resumed run replays both steps."""
+    recorder = steer.recorder
+    first = {"op": "first"}
+    step = recorder.replayed(first)
+    if step is None:
+        solution = answer["solution"]
+        problems = recorder.referee(solution)
+        if problems:
+            raise RefereeRejected("the encoding's answer breaks the rules: " + "; ".join(problems[:3]))
+        value = recorder.evaluate(solution)
+        if value != answer["value"]:
+            raise RefereeRejected(f"the encoding's answer is worth {value}, it says {answer['value']}")
+        step = recorder.record({"claim": first, "words": recorder.words(first), "assumptions": recorder.texts(first),
+                                "result": "sat", "by": "search", "seconds": 0.0, "stats": {}, "solution": solution,
+                                "value": value})
+        recorder.on_step(step)
+    solution, value = step["solution"], step["value"]
+    steer.on_solution(solution, value)
+    recorder.settled(answer["closing"], "bound", reason=answer["reason"])
+    return Outcome("optimal", value, solution, certificate={"claim": answer["closing"]})
+
+
 def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[str], None] | None = None,
             encoding=None) -> dict:
     """Store a checked LRAT proof of a finished run's closing claim (`solve --certify`, `certify`).
@@ -319,6 +366,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     `reference_checked_here`, its lemma count. A reference proof that fails is a ReferenceProofError:
     the closing claim's proof stays stored."""
     from smtpuzzles.proofs import proof as proofs
+    from smtpuzzles.folders import readback
+    from smtpuzzles.folders.readback import recorded_claim_terms, recorded_instance
     from smtpuzzles.folders.ledger import store_proof
     from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
 
@@ -404,6 +453,7 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
     puzzle has none or its proof is stored already; the ProofError when there is no proof (returned,
     not raised: the claim's proof beside it is still stored). `progress` is one of `_sides`."""
     from smtpuzzles.proofs import proof as proofs
+    from smtpuzzles.folders import readback
 
     try:
         reference = readback.reference_query(module, instance, claim, where, timeout)
@@ -428,6 +478,8 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
 
 
 def _stored_for(record: dict | None, query, claim: dict) -> bool:
+    from smtpuzzles.folders.readback import same_json
+
     return record is not None and record["dimacs_sha256"] == query.sha256 and same_json(record["claim"], claim)
 
 

@@ -43,7 +43,9 @@ def encode_reach(dungeon: Dungeon) -> Encoding:
     the gold taken is (ite home G 0), G the set's gold. No allowed step leaves the set, so no other
     gold counts: that is the solution's closed_rows, which the referee checks cell by cell without a
     solver. The solver has nothing to search; it answers the two checks the ledger records (a
-    model, then UNSAT at G + 1), which `audit --resolve` has z3 and cvc5 answer again.
+    model, then UNSAT at G + 1), which `audit --resolve` has z3 and cvc5 answer again. A run needs
+    no solver for them (its notes' "answer"): the model is the search's solution, refereed, and the
+    UNSAT step is settled by the bound the formula states, G.
 
     Where the proof lives: in the closed set (the certificate any referee checks), and in the
     search, which the audit runs again when it rebuilds this formula from the recorded map (the
@@ -64,7 +66,12 @@ def encode_reach(dungeon: Dungeon) -> Encoding:
         return dict(solution)
 
     objective = IntMax(lambda k: raw(f"(>= (ite home {found.gold} 0) {k})"), upper=dungeon.gold_count)
-    return Encoding("reach", 1, smt.formula(), objective, decode, engines=("z3",))
+    # The run records this answer without loading a solver (smtpuzzles.run.answered_without_solver):
+    # the solution is refereed, and the closing claim is refuted by the formula's own count.
+    answer = {"solution": dict(solution), "value": found.gold, "closing": {"op": "at_least", "k": found.gold + 1},
+              "reason": f"the gold taken is (ite home {found.gold} 0), at most {found.gold}; @'s closed set "
+                        "(the solution's closed_rows) holds no other gold"}
+    return Encoding("reach", 1, smt.formula(), objective, decode, engines=("z3",), notes={"answer": answer})
 
 
 def region_name(dungeon: Dungeon, region: int) -> str:
