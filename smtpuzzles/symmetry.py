@@ -23,6 +23,7 @@ module's check is what carries them over to B.
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -95,19 +96,13 @@ def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
         owner.update((v, number) for v in aux)
         in_block[start:end] = b"\1" * (end - start)
         blocks.add(frozenset(lits))
-    # Plain clauses as sets of literals, each kept as a sorted tuple of literal + offset so that a
-    # permutation maps one with C-level calls (list indexing, sorted): the check runs before every
-    # run and in every audit, over 100,000 clauses on 9x9.
     offset = len(names)
-    auxiliary = {offset + sign * v for v, name in enumerate(names) if v and is_auxiliary(name) for sign in (1, -1)}
-    plain: set[tuple[int, ...]] = set()
-    for i, clause in enumerate(base):
-        if not in_block[i]:
-            shifted = {x + offset for x in clause}
-            if not auxiliary.isdisjoint(shifted):
-                return [f"base clause {i + 1} uses an auxiliary variable outside any checked block"], ""
-            plain.add(tuple(sorted(shifted)))
-    if tuple(sorted(index[n] + offset for n in set(lemma.covered))) not in plain:
+    auxiliary = {v for v, name in enumerate(names) if v and is_auxiliary(name)}
+    plain = _PlainClauses(list(itertools.compress(base, map(operator.not_, in_block))), offset)
+    if not auxiliary.isdisjoint(plain.variables()):
+        i = next(i for i, clause in enumerate(base) if not in_block[i] and not auxiliary.isdisjoint(map(abs, clause)))
+        return [f"base clause {i + 1} uses an auxiliary variable outside any checked block"], ""
+    if tuple(sorted(index[n] + offset for n in set(lemma.covered))) not in plain.keys:
         problems.append("the covered clause is not a clause of the base")
 
     fixed = objective_names(objective)
@@ -128,7 +123,7 @@ def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
     if stranded:
         return [f"no symmetry moves {stranded[0]} into the breaking clause ({len(stranded)} such)"], ""
     return [], (f"{len(lemma.generators)} generators (a group of {len(group)}) each map the base's "
-                f"{len(plain):,} plain clauses and {len(blocks):,} at-most-one blocks onto themselves and fix its "
+                f"{len(plain.keys):,} plain clauses and {len(blocks):,} at-most-one blocks onto themselves and fix its "
                 f"{len(fixed):,} objective variables; every case of the covered clause is moved into the "
                 f"breaking one, so UNSAT with it is UNSAT without")
 
@@ -148,16 +143,62 @@ def _generator_problem(generator: Mapping[str, str], index, names, plain, blocks
         image[offset + index[name]] = offset + index[target]
         image[offset - index[name]] = offset - index[target]
     lookup = image.__getitem__
-
-    for clause in plain:  # a bijection of literals keeps a clause's literals distinct: no set needed
-        if tuple(sorted(map(lookup, clause))) not in plain:
-            lits = sorted((x - offset for x in clause), key=abs)
-            shown = " ".join(("" if x > 0 else "-") + names[abs(x)] for x in lits)
-            return f"maps base clause ({shown[:80]}) outside the base"
+    if not plain.mapped_into_itself(lookup):
+        for clause in plain.tuples():  # the first clause mapped outside, for the message
+            if tuple(sorted(map(lookup, clause))) not in plain.keys:
+                lits = sorted((x - offset for x in clause), key=abs)
+                shown = " ".join(("" if x > 0 else "-") + names[abs(x)] for x in lits)
+                return f"maps base clause ({shown[:80]}) outside the base"
     for block in blocks:
         if frozenset(lookup(x + offset) - offset for x in block) not in blocks:
             return "maps an at-most-one block onto no block of the base"
     return None
+
+
+class _PlainClauses:
+    """The base's plain clauses as a set, each clause as the sorted tuple of its literals + offset
+    (all positive), as a set of literals: the check runs before every run and in every audit, and
+    each generator is checked against the whole set (72,576 clauses on 9x9). The clauses are kept
+    grouped by length, column by column, so that a generator's images are made by C-level maps over
+    the columns rather than one clause at a time (on 9x9 0.31 s -> 0.1 s for the whole check)."""
+
+    def __init__(self, clauses: list[list[int]], offset: int):
+        self.offset, self.clauses = offset, clauses
+        by_length: dict[int, list[list[int]]] = {}
+        for clause in clauses:
+            by_length.setdefault(len(clause), []).append(clause)
+        self.groups: list[list[list[int]]] = []  # each group's literals + offset, column by column
+        self.loose: list[list[int]] = []  # the empty clause and clauses with a repeated literal
+        self.keys: set[tuple[int, ...]] = set()
+        shift = itertools.repeat(offset)
+        for length, group in by_length.items():
+            columns = [list(map(operator.add, map(operator.itemgetter(i), group), shift)) for i in range(length)]
+            if length and all(map(operator.eq, map(len, map(set, zip(*columns))), itertools.repeat(length))):
+                self.groups.append(columns)
+                self.keys.update(_sorted_rows(columns))
+            else:
+                self.loose.extend(group)
+        self.keys.update(tuple(sorted({x + offset for x in clause})) for clause in self.loose)
+
+    def variables(self) -> set[int]:
+        return set(map(abs, itertools.chain.from_iterable(self.clauses)))
+
+    def mapped_into_itself(self, lookup) -> bool:
+        """Whether the literal map `lookup` (literal + offset to its image + offset), a bijection,
+        maps every clause to a clause of the set."""
+        keys, offset = self.keys, self.offset
+        return all(keys.issuperset(_sorted_rows([list(map(lookup, column)) for column in columns]))
+                   for columns in self.groups) and \
+            all(tuple(sorted({lookup(x + offset) for x in clause})) in keys for clause in self.loose)
+
+    def tuples(self) -> set[tuple[int, ...]]:
+        """Every clause as a sorted tuple of its literals (+ offset), for naming one."""
+        return {tuple(sorted({x + self.offset for x in clause})) for clause in self.clauses}
+
+
+def _sorted_rows(columns: list[list[int]]):
+    """The rows of equally long columns, each as a sorted tuple."""
+    return map(tuple, map(sorted, zip(*columns)))
 
 
 def generating_set(maps: Sequence[Mapping]) -> list:

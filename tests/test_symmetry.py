@@ -206,3 +206,32 @@ def test_the_generating_set_is_the_fewest_maps_that_give_every_one():
         assert len(closure(chosen)) == size
     turn = {(0, 0): (0, 1), (0, 1): (1, 1), (1, 1): (1, 0), (1, 0): (0, 0)}
     assert generating_set([turn]) == [turn] and generating_set([]) == []
+
+
+def test_the_clause_set_a_generator_is_checked_against_agrees_with_sets_of_literals():
+    """The check keeps clauses grouped by length, column by column; a naive set of frozensets of
+    literals must give the same verdict on random clause sets (repeated literals, empty clauses and
+    all) and random literal permutations, half of them symmetries by construction."""
+    rng = random.Random(47)
+    for trial in range(300):
+        variables = rng.randint(2, 7)
+        offset = variables + 1
+        clauses = [[rng.choice((1, -1)) * rng.randint(1, variables) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
+                   for _ in range(rng.randint(1, 12))]
+        perm = list(range(1, variables + 1))
+        rng.shuffle(perm)
+        flips = [rng.choice((1, -1)) if trial % 3 == 0 else 1 for _ in perm]
+        image = {v: p * f for v, p, f in zip(range(1, variables + 1), perm, flips)}
+        if trial % 2:  # close the set under the permutation: it is then a symmetry of it
+            orbit = [list(c) for c in clauses]
+            for _ in range(2 * variables):
+                orbit = [[image[abs(x)] * (1 if x > 0 else -1) for x in c] for c in orbit]
+                clauses += orbit
+        naive = {frozenset(c) for c in clauses}
+        expected = all(frozenset(image[abs(x)] * (1 if x > 0 else -1) for x in c) in naive for c in naive)
+        table = list(range(2 * offset))
+        for v, w in image.items():
+            table[offset + v], table[offset - v] = offset + w, offset - w
+        plain = symmetry._PlainClauses(clauses, offset)
+        assert plain.mapped_into_itself(table.__getitem__) == expected, (clauses, image)
+        assert len(plain.keys) == len(naive)
