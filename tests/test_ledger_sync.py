@@ -89,3 +89,15 @@ def test_a_run_that_dies_young_leaves_a_readable_unsealed_folder(tmp_path, synce
     assert [s["result"] for s in steps] == ["sat", "unsat"]
     resumed.finish("optimal", 1)
     assert synced[-1][0] == "run.json"
+
+
+def test_the_host_platform_is_what_platform_platform_says():
+    """The recorded platform, made without the child process platform.platform() starts on Linux."""
+    import platform
+    import subprocess
+
+    if os.uname().sysname == "Linux":
+        processor = subprocess.run(["uname", "-p"], capture_output=True, text=True).stdout.strip()
+        if processor not in ("unknown", os.uname().machine, ""):
+            pytest.skip(f"uname -p names a processor ({processor}) that platform.platform() would show")
+    assert ledger_module.host_platform() == platform.platform()
