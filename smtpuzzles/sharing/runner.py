@@ -1,0 +1,160 @@
+"""The coordinator: one question shared out as cubes, split again where a cube stays open.
+
+The question starts as one cube (no literal). A worker runs each cube within a conflict budget; a
+cube still open when its budget is spent comes back split by look-ahead (smtpuzzles.sharing.worker)
+and its children are queued. The first SAT cube answers the question with its model and the others
+are stopped; when every cube is refuted, the tree of refuted cubes is the proof's summary
+(smtpuzzles.sharing.tree). Ctrl-C (the run's first, see smtpuzzles.engines) and the time limit stop
+the question within a fraction of a second: the coordinator waits in short slices and interrupts
+the workers' solvers (a solver that cannot be interrupted stops at its budget).
+
+The budget adapts unless one is given: each cube should take about `cube_seconds` on a worker, at
+the conflicts per second the question's cubes have run at so far.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from smtpuzzles.canonical import canonical_json
+from smtpuzzles.engines import ctrl_c_pressed
+from smtpuzzles.sharing.tree import summary_of
+from smtpuzzles.sharing.worker import Question
+
+CUBE_SECONDS = 4.0  # what one cube should take on a worker before it is split again
+FIRST_BUDGET = 2000  # the first cube's conflicts, before there is a rate to go by
+MIN_BUDGET, MAX_BUDGET = 200, 5_000_000
+WAIT_SLICE = 0.1  # seconds between looks at Ctrl-C and the clock
+
+_serials = itertools.count(1)
+
+
+def question_of(cnf, terms: Sequence) -> Question:
+    """The question a check asks (`cnf`: the base formula's clausal view; `terms`: the claim's
+    assumptions, smtpuzzles.objectives.claim_terms), its clauses made as the sat engine makes them."""
+    view = cnf.numbering()  # fresh variables numbered past the base's, in a copy
+    clauses: list[list[int]] = []
+    assumptions = [view.term_literal(t, clauses, {}) for t in terms]
+    text = canonical_json([clauses, assumptions])
+    return Question(hashlib.sha256(text.encode()).hexdigest(), tuple(map(tuple, clauses)), tuple(assumptions))
+
+
+@dataclass
+class Shared:
+    """A question's answer: "sat" (with `model`, the base's literals), "unsat" (with the tree of its
+    refuted cubes), "unknown" (the time limit) or "interrupted"; and every cube run, for reports."""
+
+    status: str
+    model: list[int] | None = None
+    reason: str = ""
+    splits: dict = field(default_factory=dict)  # inner node (path) -> the variable it splits
+    leaves: dict = field(default_factory=dict)  # refuted cube (path) -> (result code, conflicts)
+    runs: list[dict] = field(default_factory=list)  # each cube run: cube, status, conflicts, seconds, worker
+    seconds: float = 0.0
+
+    def summary(self, claim: dict, base_sha256: str, names: list[str]) -> dict:
+        """The tree of refuted cubes as one JSON-able record (an UNSAT answer's only)."""
+        assert self.status == "unsat"
+        return summary_of(claim, base_sha256, self.splits, self.leaves, names)
+
+    def balance(self) -> dict:
+        """CPU seconds each worker spent on cubes, and the least over the most (1.0: even)."""
+        busy: dict = {}
+        for run in self.runs:
+            busy[run["worker"]] = busy.get(run["worker"], 0.0) + run["cpu"]
+        most = max(busy.values(), default=0.0)
+        return {"busy": sorted(busy.values(), reverse=True),
+                "even": round(min(busy.values()) / most, 3) if most else 1.0}
+
+
+def share(pool, question: Question, *, budget: int | None = None, first_budget: int | None = None,
+          cube_seconds: float = CUBE_SECONDS, time_limit: float | None = None,
+          on_run: Callable[[dict], None] | None = None) -> Shared:
+    """`question` answered by the cubes `pool` runs (smtpuzzles.sharing.pools): each cube within
+    `budget` conflicts (None: adapted to `cube_seconds`), the whole question first within
+    `first_budget` (None: `budget`, or FIRST_BUDGET), `time_limit` seconds in all; `on_run` is told
+    of each cube run as it ends."""
+    serial = next(_serials)
+    started = time.monotonic()
+    deadline = None if time_limit is None else started + time_limit
+    shared = Shared("unknown")
+    stack: list[tuple[int, ...]] = [()]
+    budgets = {(): first_budget or budget or FIRST_BUDGET}
+    origin: dict = {}  # a queued cube -> the run that split it off (for the reports' schedule)
+    running: dict = {}  # future -> its cube
+    first_levels = max(1, math.ceil(math.log2(pool.workers)) + 1)  # enough cubes for every worker at once
+
+    def ended(status: str, reason: str = "") -> Shared:
+        pool.stop(serial, list(running))
+        shared.status, shared.reason, shared.seconds = status, reason, time.monotonic() - started
+        return shared
+
+    try:
+        while stack or running:
+            if ctrl_c_pressed():
+                return ended("interrupted", "interrupted")
+            if deadline is not None and time.monotonic() >= deadline:
+                return ended("unknown", "timeout")
+            while stack and len(running) <= pool.workers:  # one queued beyond the busy: no worker waits
+                cube = stack.pop()
+                running[pool.submit(question, serial, cube, budgets[cube], first_levels if not cube else 1)] = cube
+            left = WAIT_SLICE if deadline is None else max(0.0, min(WAIT_SLICE, deadline - time.monotonic()))
+            done, _ = pool.wait(list(running), left)
+            for future in done:
+                cube = running.pop(future)
+                if future.cancelled():
+                    continue
+                out = future.result()
+                run = {"cube": cube, "status": out["status"], "conflicts": out["conflicts"], "seconds": out["seconds"],
+                       "cpu": out["cpu"], "worker": out["worker"], "after": origin.get(cube)}
+                shared.runs.append(run)
+                if on_run is not None:
+                    on_run(run)
+                if out["status"] == "sat":
+                    shared.model = out["model"]
+                    return ended("sat")
+                if out["status"] == "unsat":
+                    shared.leaves[cube] = ("u", out["conflicts"])
+                elif out["status"] == "open":
+                    next_budget = budget or _adapted(shared.runs, cube_seconds)
+                    for child in _grow(shared, stack, budgets, cube, out["children"], next_budget):
+                        origin[child] = len(shared.runs) - 1
+                else:  # stopped by someone else: the question cannot be settled here
+                    return ended("interrupted", "a worker was stopped")
+    except BaseException:
+        pool.stop(serial, list(running))
+        raise
+    return ended("unsat")
+
+
+def _grow(shared: Shared, stack: list, budgets: dict, cube: tuple[int, ...], children, budget: int) -> list:
+    """An open cube's children entered in the tree: refuted ones as leaves, the rest queued (and
+    returned)."""
+    if len(children) == 1 and tuple(children[0][0]) == cube and not children[0][1]:
+        budgets[cube] *= 2  # nothing left to split it by: the same cube again, with a larger budget
+        stack.append(cube)
+        return [cube]
+    queued = []
+    for child, refuted in children:
+        child = tuple(child)
+        for depth in range(len(cube), len(child)):
+            shared.splits[child[:depth]] = abs(child[depth])
+        if refuted:
+            shared.leaves[child] = ("p", 0)
+        else:
+            budgets[child] = budget
+            stack.append(child)
+            queued.append(child)
+    return queued
+
+
+def _adapted(runs: list[dict], cube_seconds: float) -> int:
+    conflicts = sum(r["conflicts"] for r in runs)
+    seconds = sum(r["seconds"] for r in runs)
+    rate = conflicts / seconds if seconds > 0 else FIRST_BUDGET / cube_seconds
+    return int(min(MAX_BUDGET, max(MIN_BUDGET, rate * cube_seconds)))

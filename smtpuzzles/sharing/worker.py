@@ -1,0 +1,201 @@
+"""What a worker process does with a cube: solve it within a conflict budget, and when the budget is
+spent, split it by look-ahead into the cubes it returns to be queued.
+
+Each worker keeps one solver per base formula (the clauses are loaded once, and what it learns on
+one cube serves the next); a question's own clauses (the claim's assumptions and the fresh
+variables defining them) are renumbered into the worker's solver, so questions never collide.
+
+Look-ahead, as march and cube-and-conquer solvers do it: for candidate variables (those of the
+base formula an encoder named, not its auxiliaries, unassigned under the cube), unit propagation of
+each phase; a phase that fails refutes that branch at once, and otherwise the variable whose two
+phases together assign most (the product of the two counts) is split.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+# Candidates scored by look-ahead at each split: more finds a better variable, each costs two
+# propagations of the whole question.
+CANDIDATES = 48
+# Failed literals a split may take in before it gives up splitting the cube this time.
+MAX_FAILED = 16
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base formula a worker loads once: its hash, and a call (picklable: it runs on the worker)
+    returning (clauses, variable names by number)."""
+
+    key: str
+    load: Callable[[], tuple[Sequence[Sequence[int]], Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question over a base: its key, the clauses it adds (over fresh variables past the base's),
+    and its assumptions."""
+
+    key: str
+    clauses: tuple[tuple[int, ...], ...]
+    assumptions: tuple[int, ...]
+
+
+@dataclass
+class _Loaded:
+    solver: object
+    variables: int  # the base's variables (numbered 1..variables)
+    candidates: list[int]  # variables look-ahead may split: those an encoder named
+    top: int  # the highest variable in use in the solver
+    questions: dict = field(default_factory=dict)  # question key -> its assumptions, renumbered
+
+
+_state: dict[str, _Loaded] = {}  # one base at a time: a worker serving many runs holds one formula
+_lock = threading.Lock()
+
+
+def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: int, levels: int,
+               stopped: Callable[[], bool], solver_name: str = "glucose4") -> dict:
+    """One cube of `question` within `budget` conflicts: {"status": "sat" (with "model", the base's
+    literals), "unsat", "open" (the budget spent: "children", each (cube, refuted by propagation),
+    `levels` of look-ahead splits deep) or "stopped"}, with the conflicts, seconds and CPU seconds
+    (this thread's: the machine's other load left out) it took."""
+    with _lock:  # a worker's threads (Dask may run several) take turns on its one solver
+        loaded = _loaded(base, solver_name)
+        assumptions = _renumbered(loaded, question)
+        solver = loaded.solver
+        started, cpu, before = time.perf_counter(), time.thread_time(), _conflicts(solver)
+        done = threading.Event()
+        watcher = threading.Thread(target=_interrupt_when, args=(stopped, solver, done), daemon=True)
+        watcher.start()
+        try:
+            solver.conf_budget(budget)
+            answer = solver.solve_limited(assumptions=list(assumptions) + list(cube), expect_interrupt=True)
+        finally:
+            done.set()
+            watcher.join()
+            _uninterrupted(solver)
+        out = {"conflicts": _conflicts(solver) - before, "worker": os.getpid()}
+        if answer is True:
+            out.update(status="sat", model=solver.get_model()[:loaded.variables])
+        elif answer is False:
+            out.update(status="unsat")
+        elif stopped():
+            out.update(status="stopped")
+        else:
+            out.update(status="open", children=split(solver, loaded.candidates, list(assumptions), cube, levels))
+        out.update(seconds=time.perf_counter() - started, cpu=time.thread_time() - cpu)
+        return out
+
+
+def split(solver, candidates: list[int], assumptions: list[int], cube: tuple[int, ...],
+          levels: int) -> list[tuple[tuple[int, ...], bool]]:
+    """The cube split `levels` deep by look-ahead: its children (cube, refuted by propagation). A
+    failed literal is not split on (the tree stays shallow): its negation only joins the literals
+    the look-ahead assumes under this cube, as the solver will soon learn it too."""
+    if levels <= 0:
+        return [(cube, False)]
+    implied: list[int] = []
+    for _ in range(MAX_FAILED + 1):
+        assumed = assumptions + list(cube) + implied
+        ok, assigned = solver.propagate(assumptions=assumed)
+        if not ok:
+            return [(cube, True)]
+        var, failed = _look_ahead(solver, candidates, assumed, set(map(abs, assigned)))
+        if var is None:  # nothing left to split: the cube is one assignment of the named variables
+            return [(cube, False)]
+        if failed is None:
+            return [c for lit in (var, -var) for c in split(solver, candidates, assumptions, cube + (lit,), levels - 1)]
+        implied.append(-failed)
+    return [(cube, False)]
+
+
+def _look_ahead(solver, candidates: list[int], assumed: list[int], assigned: set[int]) -> tuple[int | None, int | None]:
+    """(the variable to split, or None; a phase of it that fails propagation, or None)."""
+    free = [v for v in candidates if v not in assigned]
+    if not free:
+        return None, None
+    # An even spread over the free candidates, different at each node (the cube's length and the
+    # number assigned shift it), so splits do not all look at the same few variables.
+    step = max(1, len(free) // CANDIDATES)
+    offset = (len(assumed) * 7919 + len(assigned)) % step
+    best, best_score = None, -1
+    for var in free[offset::step][:CANDIDATES]:
+        counts = []
+        for lit in (var, -var):
+            ok, implied = solver.propagate(assumptions=assumed + [lit])
+            if not ok:
+                return var, lit
+            counts.append(len(implied))
+        score = counts[0] * counts[1] + counts[0] + counts[1]
+        if score > best_score:
+            best, best_score = var, score
+    return best, None
+
+
+def _loaded(base: Base, solver_name: str) -> _Loaded:
+    from pysat.solvers import Solver
+
+    loaded = _state.get(base.key)
+    if loaded is None or getattr(loaded.solver, "_smtpuzzles_name", None) != solver_name:
+        _state.clear()
+        clauses, names = base.load()
+        solver = Solver(name=solver_name, bootstrap_with=clauses)
+        solver._smtpuzzles_name = solver_name
+        candidates = [v for v in range(1, len(names)) if names[v] and not names[v].startswith("_")]
+        loaded = _state[base.key] = _Loaded(solver, len(names) - 1, candidates, len(names) - 1)
+    return loaded
+
+
+def _renumbered(loaded: _Loaded, question: Question) -> tuple[int, ...]:
+    """The question's assumptions in this worker's solver, its clauses added the first time."""
+    found = loaded.questions.get(question.key)
+    if found is not None:
+        return found
+    fresh: dict[int, int] = {}
+
+    def mapped(lit: int) -> int:
+        var = abs(lit)
+        if var <= loaded.variables:
+            return lit
+        if var not in fresh:
+            loaded.top += 1
+            fresh[var] = loaded.top
+        return fresh[var] if lit > 0 else -fresh[var]
+
+    for clause in question.clauses:
+        loaded.solver.add_clause([mapped(x) for x in clause])
+    found = loaded.questions[question.key] = tuple(mapped(x) for x in question.assumptions)
+    return found
+
+
+def _conflicts(solver) -> int:
+    return int((solver.accum_stats() or {}).get("conflicts", 0))
+
+
+def _interrupt_when(stopped: Callable[[], bool], solver, done: threading.Event) -> None:
+    """Interrupt the solver once the coordinator says the question is settled (a SAT cube elsewhere,
+    Ctrl-C, the time limit); a solver that cannot be interrupted stops at its budget instead."""
+    while not done.wait(0.1):
+        if stopped():
+            try:
+                solver.interrupt()
+            except NotImplementedError:  # CaDiCaL: its budget ends the call
+                pass
+            return
+
+
+def _uninterrupted(solver) -> None:
+    try:
+        solver.clear_interrupt()
+    except NotImplementedError:
+        pass
+
+
+def forget() -> None:
+    """Drop the solver (before the interpreter tears its modules down, which python-sat minds)."""
+    _state.clear()
