@@ -22,7 +22,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from smtpuzzles.auditing.auditor import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report, audit
+from smtpuzzles.auditing.auditor import audit
+from smtpuzzles.auditing.report import EXIT_MISSING_SOLVER, EXIT_UNDECIDED, Report
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.request import audit_asked

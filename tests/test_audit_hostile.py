@@ -312,7 +312,7 @@ def test_memory_stays_bounded(cli, tmp_path, what, damage, code, fragment):
 # ---------------------------------------------------------------------------------- using the audit
 def test_a_missing_solver_is_named_with_its_install_command(cli, monkeypatch):
     run_dir = nonary_run(cli, ONE_DOOR)
-    monkeypatch.setattr("smtpuzzles.auditing.auditor.solver_available", lambda solver: solver != "cvc5")
+    monkeypatch.setattr("smtpuzzles.auditing.resolving.solver_available", lambda solver: solver != "cvc5")
     code, out, err = cli("audit", run_dir, "--resolve")
     assert code == 4
     assert "cvc5 is not installed" in flat(out) and "pip install 'smtpuzzles[audit]'" in flat(out)

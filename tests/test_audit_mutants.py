@@ -22,15 +22,17 @@ from pathlib import Path
 import pytest
 
 from ledger_forge import forge_chain, read_ledger, write_gz_text
-from smtpuzzles.auditing import auditor as audit_module
+from smtpuzzles.auditing import auditproof, readback, resolving
 from smtpuzzles.proofs import proof as proofs
 from smtpuzzles import puzzles
-from smtpuzzles.auditing.auditor import INSTALL_HINT, Finding, Report, _meets, audit
+from smtpuzzles.auditing.auditor import _meets, audit
+from smtpuzzles.auditing.report import Finding, Report
+from smtpuzzles.auditing.resolving import INSTALL_HINT
 from smtpuzzles.cli import main
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.objective import claim_terms, describe
-from smtpuzzles.folders.readback import Rules
+from smtpuzzles.auditing.readback import Referee
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "smtpuzzles" / "examples"
@@ -48,9 +50,11 @@ assert TATAMIBARI["01.txt"]["count"] == 1 and TATAMIBARI["03.txt"]["count"] == 2
 def main_proof_only(monkeypatch):
     """These tests pin down the encoder's proof, query by query and event by event; the same claim's
     proof on the reference encoding (tests/test_reference_claims.py) is left out of them."""
-    import smtpuzzles.run
+    import smtpuzzles.folders.readback
+    import smtpuzzles.run  # noqa: F401 - certify, which reads the name through smtpuzzles.folders.readback
 
-    monkeypatch.setattr(smtpuzzles.folders.readback, "reference_query", lambda module, instance, claim, where, *deadline: None)
+    for holder in (auditproof, readback, smtpuzzles.folders.readback):
+        monkeypatch.setattr(holder, "reference_query", lambda module, instance, claim, where, *deadline: None)
 
 
 # kind -> the `smtpuzzles solve` arguments of a pristine run of it
@@ -544,7 +548,7 @@ def tour(pristine):
     run_dir = pristine("kingtour")
     module, instance, _ = encoder(run_dir)
     solution = json.loads((run_dir / "solution.json").read_text())["solution"]
-    return Rules(module, instance), solution, list(module.value(instance, solution))
+    return Referee(module, instance), solution, list(module.value(instance, solution))
 
 
 def test_an_exceed_claim_is_met_only_past_the_prefix_and_above_the_bound(tour):
@@ -580,7 +584,7 @@ def test_lex_greater_at_least_block_and_first_claims(tour, run_of):
     count_dir = run_of("count")
     module, instance, _ = encoder(count_dir)
     one, two = [s["solution"] for s in steps_file(count_dir) if s["result"] == "sat"]
-    board = Rules(module, instance)
+    board = Referee(module, instance)
     assert _meets({"op": "block", "solutions": [one]}, two, None, board)
     assert not _meets({"op": "block", "solutions": [one, two]}, two, None, board)
 
@@ -849,8 +853,8 @@ class FakeSolvers:
 def solvers(monkeypatch):
     def install(answers, installed=("z3", "cvc5")):
         fake = FakeSolvers(answers, installed)
-        monkeypatch.setattr(audit_module, "solve_in_subprocess", fake.solve)
-        monkeypatch.setattr(audit_module, "solver_available", lambda s: s in fake.installed)
+        monkeypatch.setattr(resolving, "solve_in_subprocess", fake.solve)
+        monkeypatch.setattr(resolving, "solver_available", lambda s: s in fake.installed)
         return fake
     return install
 
@@ -969,13 +973,13 @@ def test_a_scheduler_gets_every_re_solve_as_a_task(run_of, monkeypatch):
             return [("unsat", 1.0) for _ in futures]
 
     monkeypatch.setattr(cluster, "dask_client", lambda address: Client())
-    monkeypatch.setattr(audit_module, "solver_available", lambda s: False)  # the workers have them
+    monkeypatch.setattr(resolving, "solver_available", lambda s: False)  # the workers have them
     run_dir = run_of("nonary")
     events = []
     report = audit(run_dir, resolve="certificate", scheduler="tcp://x:1", timeout=3, progress=events.append)
     query = query_for(run_dir, CLAIM6)
-    assert submitted == [(audit_module.solve_in_subprocess, (query, "z3", 3), False),
-                         (audit_module.solve_in_subprocess, (query, "cvc5", 3), False)]
+    assert submitted == [(resolving.solve_in_subprocess, (query, "z3", 3), False),
+                         (resolving.solve_in_subprocess, (query, "cvc5", 3), False)]
     assert [(e["solver"], e["state"]) for e in events] == [("z3", "started"), ("cvc5", "started")]
     assert report.missing == [] and report.verdict == "clean"
     # The workers are other machines: the report says whose word the UNSAT answers are.
@@ -1375,8 +1379,8 @@ def test_a_plain_solve_carries_no_uniqueness_or_count(run_of, extra, words):
 
 
 def test_solver_available_asks_the_installed_packages():
-    assert audit_module.solver_available("z3") is True  # z3-solver is a dependency
-    assert audit_module.solver_available("smtpuzzles_no_such_solver") is False
+    assert resolving.solver_available("z3") is True  # z3-solver is a dependency
+    assert resolving.solver_available("smtpuzzles_no_such_solver") is False
 
 
 def test_a_value_of_exactly_forty_columns_is_shown_whole(run_of):
@@ -1581,8 +1585,8 @@ def test_re_solves_run_at_most_jobs_at_a_time(run_of, monkeypatch, jobs, most):
         with lock:
             running[0] -= 1
         return "unsat", 0.01
-    monkeypatch.setattr(audit_module, "solve_in_subprocess", solve)
-    monkeypatch.setattr(audit_module, "solver_available", lambda s: True)
+    monkeypatch.setattr(resolving, "solve_in_subprocess", solve)
+    monkeypatch.setattr(resolving, "solver_available", lambda s: True)
     options = {} if jobs is None else {"jobs": jobs}
     report = audit(run_of("kingtour"), resolve="all", solvers=("z3",), **options)
     assert 1 <= peak[0] <= most and report.verdict == "clean"

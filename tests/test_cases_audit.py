@@ -18,7 +18,7 @@ import pytest
 from conftest import one_error_line
 from ledger_forge import forge_chain, read_ledger
 from smtpuzzles import run as runner
-from smtpuzzles.auditing import auditor
+from smtpuzzles.auditing import derivations, resolving
 from smtpuzzles.auditing.auditor import audit
 from smtpuzzles.formula import smt2
 from smtpuzzles.objectives import claim_terms
@@ -100,12 +100,12 @@ def test_a_chain_of_cases_10000_deep_is_refused_in_one_line_within_seconds(cli, 
     code, out, err, seconds = timed_audit(cli, run_dir)
     assert code == 2, (code, out[-400:], err[-400:])
     line = one_error_line(err)
-    assert f"more than {auditor.MAX_RESTS_DEPTH} deep" in line and "steps.jsonl" in line
+    assert f"more than {derivations.MAX_RESTS_DEPTH} deep" in line and "steps.jsonl" in line
     assert seconds < 20
 
 
 def test_a_chain_within_the_cap_is_checked_to_its_last_link(cli, run_dir):
-    chained(run_dir, auditor.MAX_RESTS_DEPTH - 1)
+    chained(run_dir, derivations.MAX_RESTS_DEPTH - 1)
     code, out, _ = cli("audit", run_dir, "--json")
     assert code == 1 and "are not the cases of its claim" in out
 
@@ -134,7 +134,7 @@ def test_cubes_listed_by_many_steps_are_checked_once(cli, run_dir, monkeypatch):
     enc = todays_encoding(run_dir)
     forged(run_dir, lambda add, first: add(by="cases", cases=by_cubes(add, enc, shared=2000)))
     built: dict[str, int] = {}
-    real = auditor.recorded_claim_terms
+    real = derivations.recorded_claim_terms
 
     def counting(enc, claim, where):
         built[where] = built.get(where, 0) + 1
@@ -143,17 +143,17 @@ def test_cubes_listed_by_many_steps_are_checked_once(cli, run_dir, monkeypatch):
         return real(enc, claim, where)
 
     covered = []
-    real_coverage = auditor.coverage_problem
-    monkeypatch.setattr(auditor, "recorded_claim_terms", counting)
-    monkeypatch.setattr(auditor, "coverage_problem", lambda *a, **k: covered.append(1) or real_coverage(*a, **k))
+    real_coverage = derivations.coverage_problem
+    monkeypatch.setattr(derivations, "recorded_claim_terms", counting)
+    monkeypatch.setattr(derivations, "coverage_problem", lambda *a, **k: covered.append(1) or real_coverage(*a, **k))
     code, out, err, seconds = timed_audit(cli, run_dir, "--json")
     assert code == 1 and "are not the cases of its claim" in out, (out[-300:], err[-300:])
     assert len(covered) == 1 and seconds < 20
 
 
 def test_the_listings_followed_are_capped(cli, run_dir, monkeypatch):
-    """The count cap (a constant in the auditor), tried low here: past it, one line and exit 2."""
-    monkeypatch.setattr(auditor, "MAX_RESTS_LISTED", 5)
+    """The count cap (a constant of the audit's derivations), tried low here: past it, one line and exit 2."""
+    monkeypatch.setattr(derivations, "MAX_RESTS_LISTED", 5)
     code, _, err = cli("audit", run_dir)
     line = one_error_line(err)
     assert code == 2 and "more than 5 listed steps" in line
@@ -183,8 +183,8 @@ def queries(run_dir: Path) -> tuple[str, dict[int, str]]:
 @pytest.mark.parametrize("resolve", ["certificate", "all"])
 def test_resolve_re_solves_the_cases_and_never_the_whole_claim(run_dir, monkeypatch, resolve):
     fake = Solvers()
-    monkeypatch.setattr(auditor, "solve_in_subprocess", fake.solve)
-    monkeypatch.setattr(auditor, "solver_available", lambda s: True)
+    monkeypatch.setattr(resolving, "solve_in_subprocess", fake.solve)
+    monkeypatch.setattr(resolving, "solver_available", lambda s: True)
     whole, cases = queries(run_dir)
     report = audit(run_dir, resolve=resolve, jobs=2)
     asked = [text for text, _ in fake.calls]
@@ -202,8 +202,8 @@ def test_resolve_follows_a_case_refuted_by_cubes_to_its_cubes(run_dir, monkeypat
     enc = todays_encoding(run_dir)
     forged(run_dir, lambda add, first: by_cubes(add, enc)[0])
     fake = Solvers()
-    monkeypatch.setattr(auditor, "solve_in_subprocess", fake.solve)
-    monkeypatch.setattr(auditor, "solver_available", lambda s: True)
+    monkeypatch.setattr(resolving, "solve_in_subprocess", fake.solve)
+    monkeypatch.setattr(resolving, "solver_available", lambda s: True)
     run, steps = read_ledger(run_dir)
     closing = steps[-1]
     under_cubes = steps[closing["cases"][0]]
@@ -241,8 +241,8 @@ def test_a_case_list_that_fails_is_re_solved_whole(run_dir, monkeypatch):
     steps[-1]["cases"] = steps[-1]["cases"][:-1]
     forge_chain(run_dir, run, steps)
     fake = Solvers()
-    monkeypatch.setattr(auditor, "solve_in_subprocess", fake.solve)
-    monkeypatch.setattr(auditor, "solver_available", lambda s: True)
+    monkeypatch.setattr(resolving, "solve_in_subprocess", fake.solve)
+    monkeypatch.setattr(resolving, "solver_available", lambda s: True)
     whole, _ = queries(run_dir)
     report = audit(run_dir, resolve="certificate")
     assert [text for text, _ in fake.calls] == [whole, whole] and report.exit_code == 1
@@ -266,6 +266,6 @@ def test_the_cases_are_matched_as_the_formula_prints_their_disjunction():
     for _ in range(3000):
         cases = [[rng.choice(names) for _ in range(rng.randrange(3))] for _ in range(rng.randrange(4))]
         printed = smt2(any_of(all_of(lit(t) for t in case) for case in cases))
-        assert auditor._is_disjunction(printed, cases)
+        assert derivations._is_disjunction(printed, cases)
         other = [[rng.choice(names) for _ in range(rng.randrange(3))] for _ in range(rng.randrange(4))]
-        assert auditor._is_disjunction(printed, other) == (printed == smt2(any_of(all_of(lit(t) for t in c) for c in other)))
+        assert derivations._is_disjunction(printed, other) == (printed == smt2(any_of(all_of(lit(t) for t in c) for c in other)))

@@ -22,7 +22,7 @@ from pysat.solvers import Solver
 
 from brute_kingtour import best_overall
 from smtpuzzles import cubes as cubes_module
-from smtpuzzles.auditing import auditor as auditor_module
+from smtpuzzles.auditing import derivations as auditor_module
 from smtpuzzles.formula import smt2
 from smtpuzzles.objectives import claim_terms
 from smtpuzzles.proofs import proof
@@ -191,7 +191,7 @@ def fresh_auditor(mutation_of: str, alternatives: list[tuple]):
     its text in each form, and exactly one of them must apply, exactly once."""
     if mutation_of == "cubes":
         (old, new), = alternatives
-        audit = mutant(auditor_module, "import auditproof as proving", "import auditproof as proving")
+        audit = mutant(auditor_module, "class Derivations:", "class Derivations:")
         audit.coverage_problem = mutant(cubes_module, old, new).coverage_problem
         return audit, False
     source = Path(auditor_module.__file__).read_text()

@@ -282,8 +282,8 @@ def test_a_false_claim_is_called_false_not_blamed_on_the_encoder(cli):
     """A claim one step below the run's true optimum, proved on both formulas: each has a model, and
     the report calls the claim false rather than blaming the encoder for being stricter than the rules."""
     from smtpuzzles.auditing import auditproof
-    from smtpuzzles.auditing.auditor import Report
-    from smtpuzzles.folders.readback import Rules, recorded_instance
+    from smtpuzzles.auditing.readback import Referee, recorded_instance
+    from smtpuzzles.auditing.report import Report
     from smtpuzzles.folders.runfolder import open_run
 
     run_dir = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)["run_dir"]
@@ -293,7 +293,7 @@ def test_a_false_claim_is_called_false_not_blamed_on_the_encoder(cli):
     lower = list(module.value(instance, folder.solution))
     lower[-1] -= 1  # the run's own solution beats this
     report = Report(run_dir, "kingtour", "optimal", None)
-    auditproof.prove_both(report, folder, enc, Rules(module, instance), {"op": "lex_greater", "best": lower},
+    auditproof.prove_both(report, folder, enc, Referee(module, instance), {"op": "lex_greater", "best": lower},
                           None, None, beside=False)
     failed = [f.text for f in report.findings if f.ok is False]
     assert failed[0].startswith(auditproof.FALSE_BY_ENCODER)

@@ -1,0 +1,109 @@
+"""The audit's re-solves (`--resolve`): queries built here from today's encoder, never text read
+from the folder, answered by z3 and cvc5, each in a fresh process (or on a Dask cluster). The
+derived refutation is re-solved, or, where it rests on cases or cubes whose derivation holds, the
+steps it rests on; with `all`, every recorded UNSAT step's claim too."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from smtpuzzles.auditing.derivations import RESTING, Derivations
+from smtpuzzles.auditing.readback import recorded_claim_terms
+from smtpuzzles.auditing.report import Report
+from smtpuzzles.canonical import canonical_json
+from smtpuzzles.smtlib import solve_in_subprocess
+
+INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
+
+
+def solver_available(solver: str) -> bool:
+    return importlib.util.find_spec(solver) is not None
+
+
+def refuting_step(folder, claim: dict) -> dict | None:
+    """The first recorded UNSAT step with exactly this claim, the one the claims section checks."""
+    key = canonical_json(claim)
+    return next((s for s in folder.steps if s["result"] == "unsat" and canonical_json(s["claim"]) == key), None)
+
+
+def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress) -> None:
+    """Re-solve queries built here from today's encoder: the derived refutation (`certificate`), and
+    with `all` also every recorded UNSAT step's claim rebuilt the same way."""
+    queries: dict[str, tuple[str, str]] = {}  # claim key -> (label, query)
+    where, steps, derived = folder.steps_where, folder.steps, Derivations(folder, enc)
+
+    def add(step: dict, label: str) -> None:
+        terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
+        queries[canonical_json(step["claim"])] = (label, enc.formula.query(terms))
+
+    closing = refuting_step(folder, claim) if claim is not None else None
+    # A claim refuted by cases or cubes whose derivation holds: the steps it rests on are
+    # re-solved, each its own query built by today's encoder, rather than the whole claim (on
+    # 14x14 undecided after 50 minutes). A derivation that fails proves nothing: the whole query.
+    leaves = derived.leaves(closing["index"]) if closing is not None and closing.get("by") in RESTING else None
+    by_cases = leaves is not None and closing["by"] == "cases"
+    for index in leaves or ():
+        cube = steps[index]["claim"].get("cube")
+        add(steps[index], f"cube {' '.join(cube)[:30]}" if cube and not by_cases else f"case at step {index}")
+    if leaves is None and claim is not None:
+        queries[canonical_json(claim)] = ("certificate", query)  # built once, by the claims section
+    if resolve == "all":
+        for step in steps:
+            if step["result"] != "unsat" or canonical_json(step["claim"]) in queries:
+                continue
+            # A step resting on others whose derivation holds: those are re-solved here as steps.
+            if step.get("by") not in RESTING or derived.leaves(step["index"]) is None:
+                add(step, f"step {step['index']}")
+    if not queries:
+        report.add("resolve", True, "nothing to re-solve: the run claims no optimum, infeasibility or uniqueness")
+        return
+    usable = [s for s in solvers if solver_available(s)] if not scheduler else list(solvers)
+    for solver in solvers:
+        if solver not in usable:
+            report.missing.append(solver)
+            report.add("resolve", None, f"{solver} is not installed, so nothing was re-solved with it: {INSTALL_HINT[solver]}")
+    work = [(label, text, solver) for label, text in queries.values() for solver in usable]
+    results = _resolve_all(work, jobs, scheduler, timeout, progress)
+    for (label, _, solver), (answer, seconds) in zip(work, results):
+        report.resolved.append({"query": label, "solver": solver, "answer": answer, "seconds": round(seconds, 2)})
+        if answer == "sat":
+            report.add("resolve", False, f"{label}: {solver} answered sat, so the refutation does not hold")
+        elif answer != "unsat":
+            report.add("resolve", None, f"{label}: {solver} could not decide ({answer[:80]})")
+    agreed = [s for s in usable if all(r["answer"] == "unsat" for r in report.resolved if r["solver"] == s)]
+    if work and agreed:
+        n = len(queries)
+        what = f"{n} UNSAT quer{'y' if n == 1 else 'ies'} built by today's encoder"
+        if by_cases:
+            cases = f"{len(leaves)} cases covering the claim"
+            what = f"{cases} (each a query built by today's encoder)" if n == len(leaves) else f"{what} (among them {cases})"
+        # A cluster's workers are other machines: their answers are taken on the cluster's word.
+        where = f"on the Dask cluster at {scheduler}, whose answers are taken on its word" if scheduler \
+            else "in fresh processes here"
+        report.add("resolve", True, f"{what} re-solved unsat by {' and '.join(agreed)} {where}")
+        report.unchecked_unsat = False
+        report.evidence.append(f"{what}, re-solved unsat by {' and '.join(agreed)} {where}")
+
+
+def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, progress):
+    tell = progress or (lambda event: None)
+
+    def one(item):
+        label, text, solver = item
+        tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
+        answer, seconds = solve_in_subprocess(text, solver, timeout)
+        tell({"query": label, "solver": solver, "state": "done", "answer": answer, "seconds": seconds})
+        return answer, seconds
+
+    if scheduler:
+        from smtpuzzles.cluster import dask_client  # Dask loaded only when a cluster is asked for
+
+        client = dask_client(scheduler)
+        for label, _, solver in work:
+            tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
+        futures = [client.submit(solve_in_subprocess, text, solver, timeout, pure=False) for _, text, solver in work]
+        return client.gather(futures)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each job is its own process
+        return list(pool.map(one, work))
