@@ -124,6 +124,10 @@ class CNF:
         """If every one of `conditions`, then `then`."""
         self.clauses.append([*(-c for c in conditions), then])
 
+    def when_each(self, a: int, conditions: Sequence[int], thens: Sequence[int]) -> None:
+        """If `a` and `conditions[i]`, then `thens[i]`, for each i (`when` for each pair, in order)."""
+        self.clauses.extend([[-a, -c, then] for c, then in zip(conditions, thens)])
+
     def not_both(self, a: int, b: int) -> None:
         self.clauses.append([-a, -b])
 
@@ -233,8 +237,15 @@ class CNF:
         # One text per literal, looked up by index (negatives wrap around from the end): large
         # bases spend their export time in this loop.
         text = names + [f"(not {names[v]})" for v in range(len(names) - 1, 0, -1)]
-        for clause in self.clauses:
-            if len(clause) > 1:
+        for clause in self.clauses:  # two and three literals, the most common, without a join
+            size = len(clause)
+            if size == 3:
+                a, b, c = clause
+                yield f"(assert (or {text[a]} {text[b]} {text[c]}))"
+            elif size == 2:
+                a, b = clause
+                yield f"(assert (or {text[a]} {text[b]}))"
+            elif size > 1:
                 yield f"(assert (or {' '.join([text[l] for l in clause])}))"
             else:
                 yield f"(assert {text[clause[0]]})" if clause else "(assert false)"

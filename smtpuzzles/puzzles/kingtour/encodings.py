@@ -97,12 +97,13 @@ def tour_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int])
 def reading_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int],
                     digit: dict[tuple[int, int, int], int], reads: dict[tuple[int, int], int]) -> None:
     """The number read along the tour: step t reads exactly one digit, the digit of the cell it visits."""
-    n = board.size
+    n, digits = board.size, range(1, board.size + 1)
+    holds = [[digit[r, c, k] for k in digits] for r, c in board.cells]
     for t in range(n * n):
-        cnf.exactly_one([reads[t, k] for k in range(1, n + 1)])
-        for r, c in board.cells:
-            for k in range(1, n + 1):
-                cnf.when([visit[t, r, c], digit[r, c, k]], reads[t, k])
+        read = [reads[t, k] for k in digits]
+        cnf.exactly_one(read)
+        for (r, c), held in zip(board.cells, holds):
+            cnf.when_each(visit[t, r, c], held, read)
 
 
 def starts_clause(cnf: CNF, visit: dict[tuple[int, int, int], int], starts: list[tuple[int, int]]) -> None:
