@@ -156,6 +156,27 @@ def solve_cube(job: dict, claim: dict, timeout: float | None, stop_name: str) ->
                 "engine": engine.name}
 
 
+def job_base(job: dict):
+    """The run's base formula for work sharing on Dask (smtpuzzles.sharing): each worker builds it
+    from the job (puzzle, instance, encoding) rather than the clauses travelling from the run."""
+    import functools
+
+    from smtpuzzles.sharing.worker import Base
+
+    return Base(job["base_sha256"], functools.partial(_job_clauses, job))
+
+
+def _job_clauses(job: dict):
+    from smtpuzzles import puzzles
+
+    module = puzzles.get(job["puzzle"])
+    enc = module.encode(module.from_canonical(job["instance"]), job["encoding"])
+    if enc.formula.sha256 != job["base_sha256"]:
+        raise RuntimeError(f"this worker's {job['encoding']} encoding writes another base formula than the "
+                           "run's: install the same smtpuzzles on every worker")
+    return enc.formula.cnf.clauses, enc.formula.cnf.names
+
+
 def _told(stop_name: str) -> bool:
     try:
         from dask.distributed import Event

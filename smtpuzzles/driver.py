@@ -54,6 +54,9 @@ class Steering:
         self.cubes = cubes
         self.cube_runner = cube_runner
         self.split_after = split_after  # seconds the whole check may take before it is split (0: at once)
+        # Or every such check shared out by look-ahead (smtpuzzles.sharing.runner.Sharing): cubes
+        # chosen for the check, split again while open, one step `by: tree` when all are refuted.
+        self.sharing = None
 
     @property
     def engine(self):
@@ -81,9 +84,11 @@ class Steering:
             return "unknown", None, None  # the budget is spent: nothing more is asked
         # Split runs try the whole check first, briefly: most checks are settled at once, and
         # cubes pay off only on the hard ones.
-        splits = bool(self.cubes) and (limit is None or limit > self.split_after)
+        splits = (bool(self.cubes) or self.sharing is not None) and (limit is None or limit > self.split_after)
         answered = self._ask_whole(claim, self.split_after if splits else limit, splits)
-        return answered if answered is not None else self.split(claim)
+        if answered is not None:
+            return answered
+        return self.shared(claim) if self.sharing is not None else self.split(claim)
 
     def limit(self) -> float | None:
         """Seconds the next check may take: the time limit per check, cut to what is left of the
@@ -213,6 +218,33 @@ class Steering:
         finally:
             answers.close()  # stops the cubes still running
         return None
+
+    def shared(self, claim: dict) -> tuple[str, dict | None, Any]:
+        """The check shared out by look-ahead (smtpuzzles.sharing): a SAT cube's model is recorded as
+        the check's answer; when every cube is refuted, one step `by: tree` carries the tree of
+        refuted cubes (checked by the audit: smtpuzzles.sharing.tree.summary_problem); a check the
+        time limit or Ctrl-C stopped is recorded as such."""
+        from smtpuzzles.engines.satengine import SatModel
+
+        formula = self.encoding.formula
+        started = time.perf_counter()
+        _, answer = self.sharing.ask(formula, claim_terms(self.encoding.objective, claim), self.limit())
+        balance = answer.balance()
+        stats = {"cube_runs": len(answer.runs), "conflicts": sum(r["conflicts"] for r in answer.runs),
+                 "workers": len(balance["busy"]), "even": balance["even"]}
+        seconds = round(time.perf_counter() - started, 4)
+        if answer.status == "unsat":
+            stats["cubes"] = len(answer.leaves)
+            self.recorder.settled(claim, "tree", tree=answer.summary(claim, formula.sha256, formula.cnf.names),
+                                  seconds=seconds, stats=stats)
+            return "unsat", None, None
+        model = None
+        if answer.status == "sat":
+            model = SatModel({x for x in answer.model if x > 0}, formula.cnf.index, answer.model)
+        _, result, solution, value = self._recorded(claim, {
+            "status": answer.status, "model": model, "core": None, "stats": stats, "reason": answer.reason,
+            "seconds": seconds, "engine": "sat"})
+        return result, solution, value
 
     def close_by_cases(self, claim: dict, cases: list[dict]) -> bool:
         """Whether `claim` is refuted by its `cases` (claims whose disjunction it is, as the objective

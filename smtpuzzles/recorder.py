@@ -94,12 +94,13 @@ class Recorder:
         return step, answer["status"], solution, value
 
     def settled(self, claim: dict, by: str, **fields) -> dict:
-        """A claim refuted without the solver (`by` cases, a bound, cubes: `fields` say which), still
-        recorded with its query for the audit to check; replayed when resuming."""
+        """A claim refuted without the solver (`by` cases, a bound, cubes, a tree of cubes: `fields`
+        say which, and may carry the seconds and stats it took), still recorded with its query for
+        the audit to check; replayed when resuming."""
         step = self.replayed(claim)
         if step is None:
             step = self.record({"claim": claim, "words": self.words(claim), "assumptions": self.texts(claim),
-                                "result": "unsat", "by": by, **fields, "seconds": 0.0, "stats": {}})
+                                "result": "unsat", "by": by, "seconds": 0.0, "stats": {}, **fields})
             self._told(step)
         return step
 

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 from smtpuzzles.canonical import canonical_json
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.sharing.tree import summary_of
-from smtpuzzles.sharing.worker import Question
+from smtpuzzles.sharing.worker import Base, Question
 
 CUBE_SECONDS = 4.0  # what one cube should take on a worker before it is split again
 FIRST_BUDGET = 2000  # the first cube's conflicts, before there is a rate to go by
@@ -158,3 +158,41 @@ def _adapted(runs: list[dict], cube_seconds: float) -> int:
     seconds = sum(r["seconds"] for r in runs)
     rate = conflicts / seconds if seconds > 0 else FIRST_BUDGET / cube_seconds
     return int(min(MAX_BUDGET, max(MIN_BUDGET, rate * cube_seconds)))
+
+
+class Sharing:
+    """How a run shares its hard checks out: `make_pool(base)` makes the pool once, on the first
+    check shared (smtpuzzles.sharing.pools: `local` and `on_dask` below), for the run's base formula;
+    each check gets the run's limit as its time limit."""
+
+    def __init__(self, make_pool: Callable, budget: int | None = None, cube_seconds: float = CUBE_SECONDS):
+        self.make_pool = make_pool
+        self.budget = budget
+        self.cube_seconds = cube_seconds
+        self.pool = None
+
+    @classmethod
+    def local(cls, workers: int, solver: str = "glucose4", **settings) -> Sharing:
+        from smtpuzzles.sharing.pools import LocalPool
+
+        return cls(lambda base: LocalPool(workers, base, solver), **settings)
+
+    @classmethod
+    def on_dask(cls, client, base, solver: str = "glucose4", **settings) -> Sharing:
+        """On a Dask cluster, whose workers load `base` themselves (smtpuzzles.cluster.job_base)."""
+        from smtpuzzles.sharing.pools import DaskPool
+
+        return cls(lambda _: DaskPool(client, base, solver), **settings)
+
+    def ask(self, formula, terms: Sequence, time_limit: float | None) -> tuple[Question, Shared]:
+        if self.pool is None:
+            cnf = formula.cnf
+            self.pool = self.make_pool(Base(formula.sha256, lambda: (cnf.clauses, cnf.names)))
+        question = question_of(formula.cnf, terms)
+        return question, share(self.pool, question, budget=self.budget, cube_seconds=self.cube_seconds,
+                               time_limit=time_limit)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
