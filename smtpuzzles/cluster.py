@@ -142,14 +142,15 @@ def solve_cube(job: dict, claim: dict, timeout: float | None, stop_name: str) ->
             _worker_state.update(key=key, enc=enc, engine=make_engine(job["engine"], enc.formula, job["params"]))
         enc, engine = _worker_state["enc"], _worker_state["engine"]
         done = threading.Event()
-        watcher = threading.Thread(target=_stop_when_told, args=(stop_name, engine, done), daemon=True)
+        stop = _stop_event(stop_name)
+        watcher = threading.Thread(target=_stop_when_told, args=(stop, engine, done), daemon=True)
         watcher.start()
         started = time.perf_counter()
         try:
             answer = engine.check(claim_terms(enc.objective, claim), timeout)
         finally:
             done.set()
-        stopped = _told(stop_name)
+        stopped = _told(stop)
         status = "interrupted" if stopped and answer.status not in ("sat", "unsat") else answer.status
         return {"status": status, "solution": enc.decode(answer.model) if answer.status == "sat" else None,
                 "stats": answer.stats, "reason": answer.reason, "seconds": time.perf_counter() - started,
@@ -177,17 +178,26 @@ def _job_clauses(job: dict):
     return enc.formula.cnf.clauses, enc.formula.cnf.names
 
 
-def _told(stop_name: str) -> bool:
+def _stop_event(stop_name: str):
+    """The check's stop signal, made in the task's own thread with the worker's client: a watcher
+    thread cannot make one (distributed finds no client there), and would never see the stop."""
     try:
-        from dask.distributed import Event
+        from dask.distributed import Event, get_client
 
-        return Event(stop_name).is_set()
+        return Event(stop_name, client=get_client())
     except Exception:  # noqa: BLE001 - no scheduler to ask: nobody can tell this task to stop
+        return None
+
+
+def _told(stop) -> bool:
+    try:
+        return stop is not None and stop.is_set()
+    except Exception:  # noqa: BLE001 - the scheduler gone: nobody can tell this task to stop
         return False
 
 
-def _stop_when_told(stop_name: str, engine, done: threading.Event) -> None:
+def _stop_when_told(stop, engine, done: threading.Event) -> None:
     while not done.wait(0.5):
-        if _told(stop_name):
+        if _told(stop):
             engine.interrupt()
             return
