@@ -26,7 +26,7 @@ from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.sharing.tree import summary_of
 from smtpuzzles.sharing.worker import Base, Question
 
-CUBE_SECONDS = 4.0  # what one cube should take on a worker before it is split again
+CUBE_SECONDS = 4.0  # CPU seconds one cube should take on a worker before it is split again
 FIRST_BUDGET = 2000  # the first cube's conflicts, before there is a rate to go by
 MIN_BUDGET, MAX_BUDGET = 200, 5_000_000
 WAIT_SLICE = 0.1  # seconds between looks at Ctrl-C and the clock
@@ -155,7 +155,7 @@ def _grow(shared: Shared, stack: list, budgets: dict, cube: tuple[int, ...], chi
 
 def _adapted(runs: list[dict], cube_seconds: float) -> int:
     conflicts = sum(r["conflicts"] for r in runs)
-    seconds = sum(r["seconds"] for r in runs)
+    seconds = sum(r["cpu"] for r in runs)  # CPU: a loaded machine's waits would shrink the budget
     rate = conflicts / seconds if seconds > 0 else FIRST_BUDGET / cube_seconds
     return int(min(MAX_BUDGET, max(MIN_BUDGET, rate * cube_seconds)))
 
