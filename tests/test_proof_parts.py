@@ -83,7 +83,7 @@ def test_a_split_clause_out_of_range_is_one_line():
 
 
 def test_a_kingtour_reference_in_parts_agrees_with_the_whole():
-    from smtpuzzles.folders.readback import reference_query
+    from smtpuzzles.auditing.readback import reference_query
     from smtpuzzles.puzzles import kingtour
     from test_rules_reference import kt_board
 

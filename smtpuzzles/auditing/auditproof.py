@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from smtpuzzles.auditing import witness
-from smtpuzzles.auditing.readback import Referee, recorded_claim_terms, reference_query, same_json
+from smtpuzzles.auditing import readback, witness
+from smtpuzzles.auditing.readback import Referee, recorded_claim_terms, same_json
 from smtpuzzles.canonical import canonical_json
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
@@ -119,7 +119,7 @@ def prove_reference(report, folder, referee: Referee, claim: dict | None, timeou
         return None
     module = referee.module
     try:
-        reference = reference_query(module, referee.instance, claim, str(folder.path / RUN), timeout)
+        reference = readback.reference_query(module, referee.instance, claim, str(folder.path / RUN), timeout)
     except ProofError as exc:  # not built within the time limit: undecided, as a proof past it is
         return _no_proof(report, REFERENCE, exc)
     if reference is None:

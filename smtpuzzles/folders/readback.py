@@ -1,8 +1,10 @@
-"""Where a recorded run read back used to live: it is audit logic, now smtpuzzles.auditing.readback,
-whose names this module hands on (`Rules` is `Referee` there) until every caller imports them
-from there; then it goes."""
+"""Where a recorded run read back used to live: it is audit logic, now smtpuzzles.auditing.readback.
+Until every caller imports it from there, this name is that same module (`Rules` is its `Referee`),
+so a name set on either is the one both read; then this file goes."""
 
-from smtpuzzles.auditing.readback import (  # noqa: F401 - handed on to callers not yet moved
-    ReferenceQuery, check_replayable, instance_sha, recorded_claim_terms, recorded_instance, reference_query,
-    same_json, todays_encoding, writes_recorded)
-from smtpuzzles.auditing.readback import Referee as Rules  # noqa: F401
+import sys
+
+from smtpuzzles.auditing import readback
+
+readback.Rules = readback.Referee  # its old name, for callers not yet moved
+sys.modules[__name__] = readback
