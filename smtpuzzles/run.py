@@ -247,7 +247,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         engine = make_engine(settings.engine, enc.formula, settings.params)
         run["engine"]["version"] = engine.version
         run["engine"]["params"] = engine.params
-        ledger.save_run()
+        ledger.note_run()
         return engine
 
     # The value of the best refereed solution on disk, for sealing a run that fails part-way.

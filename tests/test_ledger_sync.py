@@ -101,3 +101,16 @@ def test_the_host_platform_is_what_platform_platform_says():
         if processor not in ("unknown", os.uname().machine, ""):
             pytest.skip(f"uname -p names a processor ({processor}) that platform.platform() would show")
     assert ledger_module.host_platform() == platform.platform()
+
+
+@pytest.mark.parametrize("past_sync_after", [False, True])
+def test_note_run_writes_run_json_at_once_only_past_sync_after(tmp_path, monkeypatch, past_sync_after):
+    if past_sync_after:
+        monkeypatch.setattr(ledger_module, "SYNC_AFTER", 0.0)
+    ledger = Ledger.create(tmp_path, dict(HEADER), "input", "(check-sat)\n")
+    ledger.run["engine"]["version"] = "z3 9.9"
+    ledger.note_run()
+    on_disk = json.loads((ledger.dir / "run.json").read_text())
+    assert ("version" in on_disk["engine"]) is past_sync_after
+    ledger.finish("unknown", None)  # the seal writes it whatever the age
+    assert json.loads((ledger.dir / "run.json").read_text())["engine"]["version"] == "z3 9.9"

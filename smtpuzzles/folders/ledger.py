@@ -307,6 +307,13 @@ class Ledger:
         self.run["certificate"] = {"file": "certificate.smt2.gz", "claim": claim, "step": step_index,
                                    "sha256": sha256_text(query)}
 
+    def note_run(self) -> None:
+        """run.json rewritten for what it records beside the outcome (the engine's version): at once
+        once the run has lasted SYNC_AFTER, else left to the seal, which writes it anyway (a young
+        run killed before then keeps its first run.json, which resume reads as it reads any)."""
+        if self._syncing():
+            self.save_run()
+
     def save_run(self) -> None:
         self.run["steps"] = self.next_index
         self.run["last_step_sha256"] = self.last_hash
