@@ -15,9 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from smtpuzzles import puzzles, request
-from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS
 from smtpuzzles.errors import InputError
-from smtpuzzles.inputs import RUNS, check_writable_folder, read_text_file, seconds_or_zero
+from smtpuzzles.inputs import RUNS, check_writable_folder, read_text_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -99,14 +98,14 @@ def _check(table: dict, allowed: dict, where: str) -> None:
         if not isinstance(value, types):
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             raise InputError(f"{key} must be {_type_name(types)}, not {type(value).__name__} {shown}", where)
+
+
+def _check_defaults(table: dict, where: str) -> None:
+    """[defaults]' values, checked as a job's are (smtpuzzles.request), naming [defaults]."""
     if "time_limit" in table:
         request.time_limit(table["time_limit"], f"{where} time_limit")
     if "budget" in table:
         request.time_limit(table["budget"], f"{where} budget")
-    if "cubes" in table and table["cubes"] not in CUBE_DEPTHS:
-        raise InputError(f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}, not {table['cubes']}", where)
-    if "split_after" in table:
-        seconds_or_zero(table["split_after"], f"{where} split_after")
     if "engine" in table:
         request.engine(table["engine"], where)
 
@@ -126,6 +125,7 @@ def load_batch(path: Path, out: str | None = None) -> Batch:
     if not isinstance(defaults, dict):
         raise InputError("[defaults] must be a table", str(path))
     _check(defaults, DEFAULT_KEYS, f"{path} [defaults]")
+    _check_defaults(defaults, f"{path} [defaults]")
     entries = data.get("job", [])
     if not isinstance(entries, list):
         raise InputError("job must be written [[job]] (a list of tables)", str(path))
