@@ -13,6 +13,7 @@ phases together assign most (the product of the two counts) is split.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -56,6 +57,9 @@ class _Loaded:
 
 _state: dict[str, _Loaded] = {}  # one base at a time: a worker serving many runs holds one formula
 _lock = threading.Lock()
+# Dropped before the interpreter tears its modules down: a solver freed after that prints
+# "Exception ignored in __del__" from python-sat.
+atexit.register(_state.clear)
 
 
 def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: int, levels: int,
@@ -84,7 +88,7 @@ def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: in
             out.update(status="sat", model=solver.get_model()[:loaded.variables])
         elif answer is False:
             out.update(status="unsat")
-        elif stopped():
+        elif _asked(stopped):
             out.update(status="stopped")
         else:
             out.update(status="open", children=split(solver, loaded.candidates, list(assumptions), cube, levels))
@@ -181,12 +185,19 @@ def _interrupt_when(stopped: Callable[[], bool], solver, done: threading.Event) 
     """Interrupt the solver once the coordinator says the question is settled (a SAT cube elsewhere,
     Ctrl-C, the time limit); a solver that cannot be interrupted stops at its budget instead."""
     while not done.wait(0.1):
-        if stopped():
+        if _asked(stopped):
             try:
                 solver.interrupt()
             except NotImplementedError:  # CaDiCaL: its budget ends the call
                 pass
             return
+
+
+def _asked(stopped: Callable[[], bool]) -> bool:
+    try:
+        return bool(stopped())
+    except Exception:  # noqa: BLE001 - the coordinator's cluster going away: nobody left to say stop
+        return False
 
 
 def _uninterrupted(solver) -> None:
