@@ -6,7 +6,8 @@ side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
   python scripts/bench_nonary.py --hard 12   # the class of issue 17, below
 
 --classes: per class of maps, whole runs (`run.solve`, ledger included, in this process after one
-unmeasured run) and the brute force on the same map, one after the other, CPU seconds of this
+unmeasured run; the puzzle's contract checked once beforehand, as the command line's registry does)
+and the brute force on the same map, one after the other, CPU seconds of this
 process (the solver's threads included; the brute force given up after --brute-limit seconds of
 CPU; a call under 50 ms repeated to fill 50 ms and averaged), the median of --repeat pairs a map;
 then per class the
@@ -41,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from brute_nonary import most_escapees  # noqa: E402
 from gen_nonary import random_game  # noqa: E402
 from smtpuzzles import run as runner  # noqa: E402
+from smtpuzzles.contract import adopt  # noqa: E402
 from smtpuzzles.puzzles import nonary  # noqa: E402
 
 
@@ -113,7 +115,9 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
         warm = sets["seed"][0][1] if "seed" in sets else [[9, 0, -1]]
-        runner.solve(nonary, nonary.from_doors(warm), json.dumps(warm), out_dir=Path(tmp))  # tables made once
+        # The puzzle's contract is checked once, as the command line's registry does, not in every run.
+        puzzle = adopt(nonary)
+        runner.solve(puzzle, nonary.from_doors(warm), json.dumps(warm), out_dir=Path(tmp))  # tables made once
         seen: dict = {}
         for name in names:
             rows = []
@@ -121,7 +125,7 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
                 if label not in seen:
                     smt, ref, values, statuses = [], [], set(), set()
                     def solved():
-                        outcome, _ = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=Path(tmp),
+                        outcome, _ = runner.solve(puzzle, nonary.from_doors(doors), json.dumps(doors), out_dir=Path(tmp),
                                                   time_limit=check_limit)
                         statuses.add(outcome.status)
                         values.add(outcome.value)

@@ -5,7 +5,8 @@ plain-Python BFS over king steps written here, on seeded random maps.
                                 [--flow-max 300]
 
 Each measurement is a whole process started fresh: `python -m smtpuzzles solve rogue MAP --encoding E
---json` (status optimal, closed set and walk refereed, UNSAT step at best + 1 recorded), and
+--json` (status optimal, closed set and walk refereed, UNSAT step at best + 1 recorded: with `reach`
+settled by the formula's bound without loading a solver, with the others asked of z3), and
 `python bench_rogue.py --bfs MAP` (read the map, search, print the gold). Seconds are CPU seconds of
 the process (user + system, from wait4), MB its peak resident memory. The pairs run interleaved, the
 tool then the BFS, so that both see the same load; the table gives min-median-max of each and of the
