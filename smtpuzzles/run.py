@@ -11,7 +11,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from smtpuzzles.cluster import DaskCubes, LocalCubes, dask_client
 from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
 from smtpuzzles.driver import Outcome, ResumeMismatch, Steering, run_objective
@@ -94,7 +93,19 @@ def cube_client(settings: Settings):
     """A Dask client when cubes are to run on a cluster, else None (cubes run here, one by one)."""
     if settings.scheduler and not settings.cubes:
         raise InputError("--scheduler spreads the cubes of a split check: give --cubes too", "--scheduler")
-    return dask_client(settings.scheduler) if settings.scheduler else None
+    if not settings.scheduler:
+        return None
+    from smtpuzzles.cluster import dask_client
+
+    return dask_client(settings.scheduler)
+
+
+def cube_runner(steering: Steering, client, job: dict):
+    """Where a split check's cubes run: on the Dask cluster `client` reaches (the `job` each worker
+    rebuilds the formula from), or here one by one."""
+    from smtpuzzles.cluster import DaskCubes, LocalCubes  # only a split run needs it (and uuid, threads)
+
+    return LocalCubes(steering) if client is None else DaskCubes(client, job)
 
 
 def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
@@ -265,11 +276,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after, deadline=settings.deadline)
     if cubes:
-        steering.cube_runner = LocalCubes(steering)
-        if client is not None:
-            job = {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
-                   "engine": settings.engine, "params": settings.params, "base_sha256": enc.formula.sha256}
-            steering.cube_runner = DaskCubes(client, job)
+        steering.cube_runner = cube_runner(steering, client, {
+            "puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name, "engine": settings.engine,
+            "params": settings.params, "base_sha256": enc.formula.sha256})
     sealed = False
 
     def seal(status: str, value) -> None:
