@@ -263,3 +263,11 @@ def test_a_question_s_clauses_never_meet_another_s_on_one_worker():
         for claim, expected in CLAIMS_4x4 * 2:
             assert share(pool, question_of(cnf, claim_terms(enc.objective, claim)), budget=10**6).status == expected
     assert question_of(cnf, [lit("v0_0_0")]).assumptions == (cnf.index["v0_0_0"],)
+
+
+def test_a_cube_past_its_cpu_cap_comes_back_split():
+    cnf = pigeons(11)
+    with LocalPool(1, base_of(cnf, "pigeons-11")) as pool:
+        out = pool.submit(question_of(cnf, []), 10**6, (), 10**9, 1, 0.5).result(timeout=60)
+    assert out["status"] == "open" and 0.5 <= out["cpu"] < 5
+    assert len(out["children"]) == 2 and {abs(c[0][0]) for c in out["children"]} == {abs(out["children"][0][0][0])}

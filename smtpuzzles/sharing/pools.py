@@ -2,7 +2,7 @@
 interface the coordinator (smtpuzzles.sharing.runner) uses:
 
     pool.workers                       how many cubes run at once
-    pool.submit(question, serial, cube, budget, levels) -> future
+    pool.submit(question, serial, cube, budget, levels, cap) -> future
     pool.wait(futures, seconds) -> (done, pending)
     pool.stop(serial)                  the question numbered `serial` is settled: running cubes of it
                                        are interrupted, queued ones cancelled
@@ -38,8 +38,9 @@ class LocalPool:
         self._executor = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_local,
                                                 initargs=(base, self._stop, os.getpid(), solver))
 
-    def submit(self, question: Question, serial: int, cube: tuple[int, ...], budget: int, levels: int):
-        return self._executor.submit(_local_cube, question, serial, cube, budget, levels)
+    def submit(self, question: Question, serial: int, cube: tuple[int, ...], budget: int, levels: int,
+               cap: float | None = None):
+        return self._executor.submit(_local_cube, question, serial, cube, budget, levels, cap)
 
     def wait(self, pending, seconds: float):
         return cf.wait(pending, timeout=seconds, return_when=cf.FIRST_COMPLETED)
@@ -76,10 +77,10 @@ def _exit_without(parent: int) -> None:
     os._exit(0)
 
 
-def _local_cube(question: Question, serial: int, cube, budget: int, levels: int) -> dict:
+def _local_cube(question: Question, serial: int, cube, budget: int, levels: int, cap: float | None) -> dict:
     stop = _local["stop"]
     return worker.solve_cube(_local["base"], question, cube, budget, levels, lambda: stop.value >= serial,
-                             _local["solver"])
+                             _local["solver"], cap)
 
 
 class DaskPool:
@@ -92,9 +93,10 @@ class DaskPool:
         self._solver = solver
         self._prefix = f"smtpuzzles-share-{os.getpid()}-{id(self):x}"
 
-    def submit(self, question: Question, serial: int, cube: tuple[int, ...], budget: int, levels: int):
+    def submit(self, question: Question, serial: int, cube: tuple[int, ...], budget: int, levels: int,
+               cap: float | None = None):
         return self.client.submit(_dask_cube, self._base, question, cube, budget, levels,
-                                  f"{self._prefix}-{serial}", self._solver, pure=False)
+                                  f"{self._prefix}-{serial}", self._solver, cap, pure=False)
 
     def wait(self, pending, seconds: float):
         from dask.distributed import wait
@@ -121,9 +123,10 @@ class DaskPool:
         self.close()
 
 
-def _dask_cube(base: Base, question: Question, cube, budget: int, levels: int, stop_name: str, solver: str) -> dict:
+def _dask_cube(base: Base, question: Question, cube, budget: int, levels: int, stop_name: str, solver: str,
+               cap: float | None) -> dict:
     from dask.distributed import Event, get_client
 
     # Made with the worker's client here, in the task's thread: the solver's watcher thread asks it.
     event = Event(stop_name, client=get_client())
-    return worker.solve_cube(base, question, cube, budget, levels, event.is_set, solver)
+    return worker.solve_cube(base, question, cube, budget, levels, event.is_set, solver, cap)

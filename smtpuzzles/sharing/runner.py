@@ -27,6 +27,7 @@ from smtpuzzles.sharing.tree import summary_of
 from smtpuzzles.sharing.worker import Base, Question
 
 CUBE_SECONDS = 4.0  # CPU seconds one cube should take on a worker before it is split again
+CAP = 3  # an adapted budget's cube is interrupted and split after CAP x cube_seconds of CPU
 FIRST_BUDGET = 2000  # the first cube's conflicts, before there is a rate to go by
 MIN_BUDGET, MAX_BUDGET = 200, 5_000_000
 WAIT_SLICE = 0.1  # seconds between looks at Ctrl-C and the clock
@@ -88,6 +89,8 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
     origin: dict = {}  # a queued cube -> the run that split it off (for the reports' schedule)
     running: dict = {}  # future -> its cube
     first_levels = max(1, math.ceil(math.log2(pool.workers)) + 1)  # enough cubes for every worker at once
+    cap = None if budget else CAP * cube_seconds  # an adapted budget's cubes are also held to CPU time
+    caps: dict = {}  # a cube asked again unsplit (nothing left to split it by): its larger cap
 
     def ended(status: str, reason: str = "") -> Shared:
         pool.stop(serial, list(running))
@@ -102,7 +105,8 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
                 return ended("unknown", "timeout")
             while stack and len(running) <= pool.workers:  # one queued beyond the busy: no worker waits
                 cube = stack.pop()
-                running[pool.submit(question, serial, cube, budgets[cube], first_levels if not cube else 1)] = cube
+                levels = first_levels if not cube else 1
+                running[pool.submit(question, serial, cube, budgets[cube], levels, caps.get(cube, cap))] = cube
             left = WAIT_SLICE if deadline is None else max(0.0, min(WAIT_SLICE, deadline - time.monotonic()))
             done, _ = pool.wait(list(running), left)
             for future in done:
@@ -122,7 +126,10 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
                     shared.leaves[cube] = ("u", out["conflicts"])
                 elif out["status"] == "open":
                     next_budget = budget or _adapted(shared.runs, cube_seconds)
-                    for child in _grow(shared, stack, budgets, cube, out["children"], next_budget):
+                    queued = _grow(shared, stack, budgets, cube, out["children"], next_budget)
+                    if queued == [cube] and cap is not None:
+                        caps[cube] = 2 * caps.get(cube, cap)
+                    for child in queued:
                         origin[child] = len(shared.runs) - 1
                 else:  # stopped by someone else: the question cannot be settled here
                     return ended("interrupted", "a worker was stopped")

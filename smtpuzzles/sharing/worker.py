@@ -63,18 +63,21 @@ atexit.register(_state.clear)
 
 
 def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: int, levels: int,
-               stopped: Callable[[], bool], solver_name: str = "glucose4") -> dict:
+               stopped: Callable[[], bool], solver_name: str = "glucose4", cap: float | None = None) -> dict:
     """One cube of `question` within `budget` conflicts: {"status": "sat" (with "model", the base's
     literals), "unsat", "open" (the budget spent: "children", each (cube, refuted by propagation),
     `levels` of look-ahead splits deep) or "stopped"}, with the conflicts, seconds and CPU seconds
-    (this thread's: the machine's other load left out) it took."""
+    (this thread's: the machine's other load left out) it took. `cap`: CPU seconds after which the
+    cube is interrupted and split as if its budget were spent (conflicts grow slower as a solver
+    learns, so a budget alone lets some cubes run far past what was meant)."""
     with _lock:  # a worker's threads (Dask may run several) take turns on its one solver
         loaded = _loaded(base, solver_name)
         assumptions = _renumbered(loaded, question)
         solver = loaded.solver
         started, cpu, before = time.perf_counter(), time.thread_time(), _conflicts(solver)
         done = threading.Event()
-        watcher = threading.Thread(target=_interrupt_when, args=(stopped, solver, done), daemon=True)
+        spent = _cpu_clock(cap)
+        watcher = threading.Thread(target=_interrupt_when, args=(stopped, solver, done, spent), daemon=True)
         watcher.start()
         try:
             solver.conf_budget(budget)
@@ -181,11 +184,22 @@ def _conflicts(solver) -> int:
     return int((solver.accum_stats() or {}).get("conflicts", 0))
 
 
-def _interrupt_when(stopped: Callable[[], bool], solver, done: threading.Event) -> None:
+def _cpu_clock(cap: float | None) -> Callable[[], bool] | None:
+    """For the calling thread: a call saying whether it has spent `cap` CPU seconds from now."""
+    if cap is None or not hasattr(time, "pthread_getcpuclockid"):
+        return None
+    clock = time.pthread_getcpuclockid(threading.get_ident())
+    start = time.clock_gettime(clock)
+    return lambda: time.clock_gettime(clock) - start > cap
+
+
+def _interrupt_when(stopped: Callable[[], bool], solver, done: threading.Event,
+                    spent: Callable[[], bool] | None = None) -> None:
     """Interrupt the solver once the coordinator says the question is settled (a SAT cube elsewhere,
-    Ctrl-C, the time limit); a solver that cannot be interrupted stops at its budget instead."""
+    Ctrl-C, the time limit), or the cube has spent its CPU cap; a solver that cannot be interrupted
+    stops at its budget instead."""
     while not done.wait(0.1):
-        if _asked(stopped):
+        if _asked(stopped) or (spent is not None and spent()):
             try:
                 solver.interrupt()
             except NotImplementedError:  # CaDiCaL: its budget ends the call
