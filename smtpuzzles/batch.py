@@ -86,7 +86,7 @@ def engine_defaults(name: str) -> dict:
 def check_intact(run_dir: Path) -> None:
     """The folder as the audit reads it (schema, caps, hash chain, seal) and its instance: a broken
     ledger is never reported as an answer, nor resumed."""
-    from smtpuzzles.folders.readback import recorded_instance
+    from smtpuzzles.auditing.readback import recorded_instance
     from smtpuzzles.folders.runfolder import open_run
 
     try:

@@ -149,7 +149,7 @@ def load_batch(path: Path, out: str | None = None) -> Batch:
 
 
 def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path, out: Path) -> list[Job]:
-    from smtpuzzles.folders.readback import instance_sha
+    from smtpuzzles.auditing.readback import instance_sha
 
     label = entry.get("name") if isinstance(entry.get("name"), str) else f"#{number}"
     where = f"{path} job {label if len(label) <= 60 else label[:57] + '...'}"

@@ -12,7 +12,7 @@ import pytest
 from brute_kingtour import best_overall
 from smtpuzzles import api
 from smtpuzzles import run as runner
-from smtpuzzles.folders import readback
+from smtpuzzles.auditing import readback
 from smtpuzzles.puzzles import kingtour
 
 

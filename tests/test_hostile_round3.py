@@ -109,7 +109,7 @@ def test_2_a_reference_past_the_time_limit_is_undecided_in_one_finding(unique_48
 def test_2_building_the_reference_stops_at_its_deadline():
     """The benchmark's 56x56 board (420,000 allowed rectangles, seconds to build) asked for within 0.2 s."""
     from gen_tatamibari import random_puzzle
-    from smtpuzzles.folders.readback import reference_query
+    from smtpuzzles.auditing.readback import reference_query
     from smtpuzzles.proofs.proof import ProofError  # its name for callers, wherever the class lives
     from smtpuzzles.puzzles import tatamibari
 

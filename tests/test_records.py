@@ -88,9 +88,9 @@ def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir, monkeypatch)
         # Not stored (results/ has room for none of them): `audit --proof` would make the reference
         # proof here, minutes of work that scripts/prove_references.py measures; the encoder's
         # stored proof is what this test checks.
-        import smtpuzzles.run
+        from smtpuzzles.auditing import readback
 
-        monkeypatch.setattr(smtpuzzles.folders.readback, "reference_query", lambda *args, **kwargs: None)
+        monkeypatch.setattr(readback, "reference_query", lambda *args, **kwargs: None)
     code, out, err = cli("audit", run_dir, "--proof", "--json")
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean" and report["status"] == "optimal", err

@@ -35,7 +35,7 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
     progress (where, best so far, checks per minute, slowest checks, estimate), a finished one its
     result and one progress line. `compact` (a live display): the panel and the best value only."""
     from smtpuzzles.live import UNFINISHED, duration, fields as progress_fields, read_live, summary_line
-    from smtpuzzles.folders.readback import Rules, recorded_instance
+    from smtpuzzles.auditing.readback import Referee, recorded_instance
 
     live = read_live(run_dir)  # checked like the audit reads it (schema, caps, chain), with no lock taken
     folder, progress = live.folder, live.progress
@@ -76,7 +76,7 @@ def show_pictures(run_dir: Path, compact: bool = False) -> tuple[dict, object, l
             shown.append(module.progress(progress.best, proved))
     elif folder.solution is not None:
         # Only a solution that passes the referee is drawn: a folder is anyone's data.
-        problems, _ = Rules(module, instance).judge(folder.solution, str(folder.path / "solution.json"))
+        problems, _ = Referee(module, instance).judge(folder.solution, str(folder.path / "solution.json"))
         if problems:
             shown.append(Text(f"solution.json breaks the rules: {problems[0]}", style="bold red"))
         else:
