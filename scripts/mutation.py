@@ -1,6 +1,6 @@
 """Mutation testing with mutmut 3: the share of small plausible bugs the tests catch, per module.
 
-    python scripts/mutation.py                      # referees, driver, ledger, audit (the defaults below)
+    python scripts/mutation.py                      # referees, driver, ledger, the audit's modules (DEFAULTS)
     python scripts/mutation.py smtpuzzles/driver.py --tests tests/test_failure_paths.py
     python scripts/mutation.py smtpuzzles/puzzles/rogue/walks.py:referee,check_closed --show
     python scripts/mutation.py lrat drup --show     # the two proof checkers (names for their modules)
@@ -49,6 +49,11 @@ DEFAULTS = {
     # These build each run once per process and audit copies of it, in seconds; the slower attack
     # tests (test_audit_hostile, test_audit_attacks, test_lrat) are left out for time (--tests adds them).
     "smtpuzzles/auditing/auditor.py": ["tests/test_audit_mutants.py"],
+    # The audit's parts beside auditor.py: the re-solves (its resolve section, and the cases a claim
+    # rests on re-solved one by one) and the steps resting on others (cubes covering every case,
+    # cases making up the claim).
+    "smtpuzzles/auditing/resolving.py": ["tests/test_audit_mutants.py", "tests/test_cases_audit.py"],
+    "smtpuzzles/auditing/derivations.py": ["tests/test_cases_audit.py", "tests/test_coverage_soundness.py"],
     # The proof checkers every checked claim rests on: measured by their own tests only (a mutant
     # that accepts a proof of a satisfiable formula must fail test_checker_soundness). Not in the
     # default run (DEFAULT_TARGETS): each takes an hour or more; name them (`lrat`, `drup`).
