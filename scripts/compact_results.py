@@ -10,7 +10,8 @@ it itself, and so can anyone from the folder).
   pip install zopfli && python scripts/compact_results.py [--iterations N] [FOLDER ...]
 
 FOLDER: the published folders to compact (their names in results/records.toml); all of them
-without any (about 10 minutes, most of it formulas compacted before).
+without any (about 10 minutes, most of it formulas compacted before). A new run is published
+already compacted, its base formula left out when large, by scripts/publish_run.py.
 
 A file is replaced (through a temporary file and a rename) only when the new one is smaller and
 decompresses to exactly the old text; `smtpuzzles audit results/FOLDER` checks it afterwards as any
@@ -88,7 +89,8 @@ def compress_finished_ledger(folder: Path, compressor, iterations: int) -> int:
         return 0
     saved = 0
     certificate = folder / "certificate.smt2.gz"
-    if certificate.is_file() and "certificate" in run:
+    # A folder published without its base (scripts/publish_run.py) has nothing to rebuild it from.
+    if certificate.is_file() and "certificate" in run and (folder / "base.smt2.gz").is_file():
         closing = json.loads(plain.read_text().splitlines()[run["certificate"]["step"]])
         with gzip.open(folder / "base.smt2.gz") as base:
             rebuilt = base.read(MAX_TEXT).decode() + "".join(f"(assert {a})\n" for a in closing["assumptions"]) + \

@@ -67,20 +67,11 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     sealed = "sealed by run.json" if folder.finished else "the run never finished (killed), so it claims nothing"
     report.add("integrity", True, f"hash chain of {counted(len(steps), 'step')} intact, {sealed}")
 
-    # The base file is checked against its recorded hash without ever being parsed; reading stops
-    # well past the size today's formula has, so a compressed bomb costs nothing.
-    document = enc.formula.document()
-    digest = folder.gz_digest(BASE, 2 * len(document.encode()) + (1 << 20), "base formula")
-    if digest is None:
-        raise LedgerError("base formula is missing", str(folder.path / BASE))
-    # Past the cap the file cannot be the recorded formula when that is today's (known size).
-    if digest[0] != run["base"]["sha256"] and (digest[0] != "larger" or run["base"]["sha256"] == enc.formula.sha256):
-        raise LedgerError("base formula does not match its recorded sha-256", str(folder.path / BASE))
-
+    digest = _check_base(report, folder, enc)
     _check_lemma(report, folder, enc)
     models, witnesses = _check_models(report, folder, referee)
     claim, query = _check_claims(report, folder, referee, enc, mode, models, witnesses)
-    _check_drift(report, folder, enc, digest, document)
+    _check_drift(report, folder, enc, digest)
     if module.certificate is not None and folder.solution is not None and run["status"] == "optimal":
         try:
             certificate = module.certificate(instance, folder.solution)  # None: none for this instance
@@ -100,6 +91,30 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     if proof == "all" and enc.formula.cnf is not None:
         proving.prove_steps(report, folder, enc, claim, timeout, progress, checkers)
     return report
+
+
+def _check_base(report: Report, folder, enc) -> tuple[str, int] | None:
+    """The base file checked against its recorded hash without ever being parsed; reading stops
+    well past the size today's formula has, so a compressed bomb costs nothing. Returns its digest,
+    or None where a published run left the file out."""
+    recorded, path = folder.run["base"]["sha256"], str(folder.path / BASE)
+    document = enc.formula.document()
+    digest = folder.gz_digest(BASE, 2 * len(document.encode()) + (1 << 20), "base formula")
+    if digest is None:
+        if steps_name(folder.path) != STEPS_GZ:
+            raise LedgerError("base formula is missing", path)
+        # A run published compressed (steps.jsonl.gz) may leave its base out, as its certificate:
+        # the audit never reads the file's formula, only compares its hash with run.json's, and the
+        # formula it builds from the recorded instance is compared with run.json's the same way.
+        same = recorded == enc.formula.sha256
+        report.add("integrity", same, f"{BASE} is not stored in this published run: the base formula was rebuilt "
+                   "from the recorded instance, its sha-256 " + ("matching" if same else "differing from")
+                   + " run.json's base.sha256")
+        return None
+    # Past the cap the file cannot be the recorded formula when that is today's (known size).
+    if digest[0] != recorded and (digest[0] != "larger" or recorded == enc.formula.sha256):
+        raise LedgerError("base formula does not match its recorded sha-256", path)
+    return digest
 
 
 # --------------------------------------------------------------------------------------------- models
@@ -283,14 +298,14 @@ def _check_lemma(report: Report, folder, enc) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- drift
-def _check_drift(report: Report, folder, enc, digest, document: str) -> None:
+def _check_drift(report: Report, folder, enc, digest) -> None:
     run = folder.run
     drift = []
     if enc.version != run["encoding"]["version"]:
         drift.append(f"encoding {enc.name} is version {enc.version} today, the run used {run['encoding']['version']}")
     if run.get("objective", enc.objective.kind) != enc.objective.kind:
         drift.append(f"the run recorded a {run['objective'][:20]} objective, the encoder has {enc.objective.kind}")
-    if run["base"]["sha256"] != enc.formula.sha256 or digest[0] == "larger":
+    if run["base"]["sha256"] != enc.formula.sha256 or (digest is not None and digest[0] == "larger"):
         drift.append("today's encoder writes a different base formula")
     where = folder.steps_where
     for step in folder.steps:

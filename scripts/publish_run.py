@@ -1,0 +1,177 @@
+"""Publish a sealed run folder into results/: a copy in the published form, checked by the audit
+before it takes its name there.
+
+    python scripts/publish_run.py RUN_DIR RESULTS_DIR [--max-base MB] [--iterations N] [--cap MB]
+
+The copy holds the same texts in fewer bytes, as scripts/compact_results.py leaves the published
+records: the ledger as steps.jsonl.gz (the same lines: the hash chain and the seal hash the text),
+every gzip file recompressed with zopfli (run.json hashes each one's text, never its bytes), the
+closing certificate left out where it is the base formula plus the closing step's assertions and
+check-sat, and the base formula left out where its file is larger than --max-base MB (default 1):
+the audit never reads it anyway, it rebuilds the formula from the recorded instance and compares
+that formula's sha-256 with run.json's (a 16x16 King's tour's base is 3 to 11 MB; results/ may
+hold 50). Such a copy is never resumed (its ledger is compressed); the run folder itself still is.
+
+Refused in one line, exit 2: a folder that is not sealed (running, killed) or that a writer holds
+(a resume, a batch), a folder the reader refuses, a name already in RESULTS_DIR. Exit 1: the audit
+of the copy finds a problem, or RESULTS_DIR would hold more than --cap MB (default 50); nothing is
+left in RESULTS_DIR then. Then add the printed [[record]] entry to RESULTS_DIR/records.toml.
+Needs zopfli (pip install zopfli). About 6 s per compressed MB with one iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from smtpuzzles.errors import LedgerError
+from smtpuzzles.folders.bounded import read_capped
+from smtpuzzles.folders.locking import writer_active
+from smtpuzzles.folders.runfolder import (BASE, CERTIFICATE, DIMACS, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON,
+                                          MAX_STEPS_FILE, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, SOLUTION,
+                                          STEPS, STEPS_GZ, open_run, read_gz, steps_name)
+from smtpuzzles.shown import escaped
+
+MB = 10 ** 6
+MAX_TEXT = 400 * 2 ** 20  # as compact_results: the largest published formula is about 80 MB of text
+COPIED = (RUN, INPUT, SOLUTION)  # copied as they are
+PROOFS = (DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF)  # recompressed when present
+
+
+class Refused(Exception):
+    """One line for the user, with the exit status it comes to."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir", type=Path, help="a sealed run folder")
+    parser.add_argument("results_dir", type=Path, help="where published folders are kept (results/)")
+    parser.add_argument("--max-base", type=float, default=1.0, metavar="MB",
+                        help="leave out base.smt2.gz when its file is larger than this (default 1 MB)")
+    parser.add_argument("--iterations", type=int, default=1, help="zopfli iterations (more: smaller, slower)")
+    parser.add_argument("--cap", type=float, default=50.0, metavar="MB",
+                        help="what RESULTS_DIR may hold in all (default 50 MB)")
+    args = parser.parse_args(argv)
+    try:
+        import zopfli.gzip
+    except ModuleNotFoundError:
+        print("publish_run: needs zopfli (pip install zopfli)", file=sys.stderr)
+        return 2
+    try:
+        publish(args.run_dir, args.results_dir, lambda text: zopfli.gzip.compress(text, numiterations=args.iterations),
+                int(args.max_base * MB), int(args.cap * MB))
+    except (LedgerError, Refused) as exc:  # folder text in it: shown escaped, as the commands show it
+        print(f"publish_run: {escaped(exc)}", file=sys.stderr)
+        return getattr(exc, "code", 2)
+    return 0
+
+
+def publish(run_dir: Path, results_dir: Path, compress, max_base: int, cap: int) -> Path:
+    if not results_dir.is_dir():
+        raise Refused(f"{results_dir}: no such folder")
+    name = run_dir.resolve().name
+    target, scratch = results_dir / name, results_dir / f".{name}.publishing"
+    if target.exists() or target.is_symlink():
+        raise Refused(f"{target}: already published (remove it first to publish again)")
+    # Only asked, never taken: the lock would be written into the folder, which may not be ours to
+    # write. A writer that starts meanwhile is caught by asking again, and by the copy's audit.
+    _not_written(run_dir)
+    folder = open_run(run_dir)  # the one reader: schema, caps, no symlinks, hash chain, seal
+    if not folder.finished:
+        raise Refused(f"{run_dir}: the run is not sealed (status running: still running, or killed); "
+                      "resume it to an end first")
+    if scratch.exists():
+        shutil.rmtree(scratch)  # what an interrupted publish of this name left
+    scratch.mkdir()
+    try:
+        _copy(folder, scratch, compress, max_base)
+        _not_written(run_dir)
+        report = _check(scratch, results_dir, cap)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    scratch.rename(target)
+    print(f"published {escaped(target)}; check it with: smtpuzzles audit {escaped(target)}")
+    print(f"\nits entry for {results_dir / 'records.toml'}:\n[[record]]\nfolder = {json.dumps(name)}\n"
+          f"puzzle = {json.dumps(report.puzzle)}\nboard = {json.dumps(report.instance.get('description', ''))}\n"
+          f"status = {json.dumps(report.status)}")
+    return target
+
+
+def _not_written(run_dir: Path) -> None:
+    if writer_active(run_dir):
+        raise Refused(f"{run_dir}: a writer holds the folder (a resume or a batch); publish it once that ends")
+
+
+def _copy(folder, scratch: Path, compress, max_base: int) -> None:
+    source = folder.path
+    for name, cap in zip(COPIED, (MAX_RUN_JSON, MAX_RUN_JSON, MAX_SOLUTION_JSON)):
+        data = read_capped(source, name, cap, name, required=name == RUN)
+        if data is not None:
+            (scratch / name).write_bytes(data)
+    steps = read_capped(source, STEPS, MAX_STEPS_FILE, STEPS) if steps_name(source) == STEPS else \
+        read_gz(source, STEPS_GZ, MAX_STEPS_FILE, STEPS_GZ)
+    _write_gz(scratch / STEPS_GZ, steps, compress)
+    base_size = (source / BASE).stat().st_size if (source / BASE).is_file() else None
+    if base_size is not None and base_size > max_base:
+        print(f"{BASE:22} {base_size:>12,} bytes: left out (past {max_base:,}); the audit rebuilds it from the instance")
+    elif base_size is not None:
+        _write_gz(scratch / BASE, read_gz(source, BASE, MAX_TEXT, BASE), compress)
+    certificate = read_gz(source, CERTIFICATE, MAX_TEXT, CERTIFICATE)
+    if certificate is not None:
+        if base_size is not None and _is_base_plus_closing(folder, certificate):
+            print(f"{CERTIFICATE:22} left out: the base formula plus the closing step's assertions")
+        else:
+            _write_gz(scratch / CERTIFICATE, certificate, compress)
+    for name in PROOFS:
+        text = read_gz(source, name, MAX_TEXT, name)
+        if text is not None:
+            _write_gz(scratch / name, text, compress)
+
+
+def _is_base_plus_closing(folder, certificate: bytes) -> bool:
+    """Whether the certificate is exactly the folder's base formula, the closing step's assertions
+    and check-sat (what the audit builds, and anyone can from a folder that keeps its base)."""
+    record = folder.run.get("certificate")
+    if record is None or not 0 <= record["step"] < len(folder.steps):
+        return False
+    closing = folder.steps[record["step"]]
+    tail = "".join(f"(assert {a})\n" for a in closing["assumptions"]) + "(check-sat)\n(exit)\n"
+    base = read_gz(folder.path, BASE, MAX_TEXT, BASE)
+    return hashlib.sha256(base + tail.encode()).digest() == hashlib.sha256(certificate).digest()
+
+
+def _write_gz(path: Path, text: bytes, compress) -> None:
+    packed = compress(text)
+    if gzip.decompress(packed) != text:  # never publish what does not give the same text back
+        raise Refused(f"{path.name}: the compressed copy does not give the text back")
+    path.write_bytes(packed)
+    print(f"{path.name:22} {len(text):>12,} bytes of text -> {len(packed):>12,}")
+
+
+def _check(scratch: Path, results_dir: Path, cap: int):
+    """The audit of the copy (as anyone will run it), and RESULTS_DIR's total against its cap."""
+    from smtpuzzles.auditing.auditor import audit
+
+    report = audit(scratch)
+    if not report.ok:
+        failed = next(f for f in report.findings if f.ok is False)
+        raise Refused(f"the audit of the copy fails ({failed.section}: {failed.text})", 1)
+    total = sum(p.stat().st_size for p in results_dir.rglob("*") if p.is_file() and not p.is_symlink())
+    if total > cap:
+        raise Refused(f"{results_dir} would hold {total:,} bytes, past its cap of {cap:,}", 1)
+    print(f"audit of the copy: {report.verdict}; {results_dir} would hold {total:,} bytes")
+    return report
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
