@@ -90,10 +90,10 @@ def test_a_small_budget_splits_again_and_every_cube_is_in_the_summary():
     enc = board_4x4()
     cnf, claim = enc.formula.cnf, CLAIMS_4x4[0][0]
     question = question_of(cnf, claim_terms(enc.objective, claim))
-    with LocalPool(2, base_of(cnf, enc.formula.sha256)) as pool:
-        shared = share(pool, question, budget=20)
+    with LocalPool(1, base_of(cnf, enc.formula.sha256)) as pool:  # one worker: the same tree each time
+        shared = share(pool, question, budget=2)
     assert shared.status == "unsat"  # the brute force's best is not beaten
-    assert sum(r["status"] == "open" for r in shared.runs) >= 3  # split, and split again
+    assert sum(r["status"] == "open" for r in shared.runs) >= 2  # split, and a cube split again
     assert max(len(c) for c in shared.leaves) >= 3
     summary = shared.summary(claim, enc.formula.sha256, cnf.names)
     assert summary_problem(summary, claim, enc.formula.sha256, cnf.index) is None
@@ -270,4 +270,6 @@ def test_a_cube_past_its_cpu_cap_comes_back_split():
     with LocalPool(1, base_of(cnf, "pigeons-11")) as pool:
         out = pool.submit(question_of(cnf, []), 10**6, (), 10**9, 1, 0.5).result(timeout=60)
     assert out["status"] == "open" and 0.5 <= out["cpu"] < 5
-    assert len(out["children"]) == 2 and {abs(c[0][0]) for c in out["children"]} == {abs(out["children"][0][0][0])}
+    # By one clause (a pigeon's 11 holes): a hole each, the last with every hole false refuted.
+    assert len(out["children"]) >= 2
+    assert [refuted for _, refuted in out["children"]] == [False] * (len(out["children"]) - 1) + [True]

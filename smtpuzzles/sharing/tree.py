@@ -31,7 +31,7 @@ FORMAT, VERSION = "cube-tree", 1
 RESULTS = {"u": "refuted by a solver", "p": "refuted by unit propagation"}
 # A summary past these is malformed (a forged one must not make the audit run for hours).
 MAX_LEAVES = 1_000_000
-MAX_DEPTH = 200
+MAX_DEPTH = 4096
 
 
 def summary_of(claim: dict, base_sha256: str, splits: dict[tuple[int, ...], int],
@@ -99,16 +99,18 @@ def summary_problem(summary, claim: dict, base_sha256: str, variables: Container
 def _shape_problem(tree: list[int], names: list[str]) -> str | None:
     """None when the preorder `tree` is one complete binary tree, no path splitting a variable twice."""
     path: list[int] = []  # the variables split on the way down
+    on_path: set[int] = set()
     pending: list[int] = []  # for each of them, the children still to read (2 or 1)
     for position, token in enumerate(tree):
         if position and not pending:
             return f"the cube tree goes on after its root is complete (node {position})"
         if token:
-            if token in path:
+            if token in on_path:
                 return f"the cube tree splits {names[token - 1][:60]!r} twice on one path (node {position})"
             if len(path) >= MAX_DEPTH:
                 return f"the cube tree is deeper than {MAX_DEPTH}"
             path.append(token)
+            on_path.add(token)
             pending.append(2)
             continue
         while pending:  # a leaf: close every node whose last child it was
@@ -116,7 +118,7 @@ def _shape_problem(tree: list[int], names: list[str]) -> str | None:
             if pending[-1]:
                 break
             pending.pop()
-            path.pop()
+            on_path.discard(path.pop())
     if not tree or pending:
         return "the cube tree leaves out a case: a split with one branch missing"
     return None

@@ -23,6 +23,11 @@ from typing import Callable, Sequence
 # Candidates scored by look-ahead at each split: more finds a better variable, each costs two
 # propagations of the whole question.
 CANDIDATES = 48
+# The most cases a split by one clause makes (past it, a variable is split both ways).
+MAX_CHAIN = 32
+# Clauses of the base a split may go by: those over variables an encoder named, of 3 literals or
+# more (the encoder's "one of these" groups: a cell's digit, a step's cell).
+GROUP_MIN = 3
 # Failed literals a split may take in before it gives up splitting the cube this time.
 MAX_FAILED = 16
 
@@ -51,6 +56,7 @@ class _Loaded:
     solver: object
     variables: int  # the base's variables (numbered 1..variables)
     candidates: list[int]  # variables look-ahead may split: those an encoder named
+    groups: list  # clauses a split may go by (GROUP_MIN)
     top: int  # the highest variable in use in the solver
     questions: dict = field(default_factory=dict)  # question key -> its assumptions, renumbered
 
@@ -94,18 +100,30 @@ def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: in
         elif _asked(stopped):
             out.update(status="stopped")
         else:
-            out.update(status="open", children=split(solver, loaded.candidates, list(assumptions), cube, levels))
+            out.update(status="open", children=split(solver, loaded.candidates, list(assumptions), cube, levels,
+                                                     loaded.groups))
         out.update(seconds=time.perf_counter() - started, cpu=time.thread_time() - cpu)
         return out
 
 
 def split(solver, candidates: list[int], assumptions: list[int], cube: tuple[int, ...],
-          levels: int) -> list[tuple[tuple[int, ...], bool]]:
-    """The cube split `levels` deep by look-ahead: its children (cube, refuted by propagation). A
-    failed literal is not split on (the tree stays shallow): its negation only joins the literals
-    the look-ahead assumes under this cube, as the solver will soon learn it too."""
+          levels: int, groups: Sequence[Sequence[int]] = ()) -> list[tuple[tuple[int, ...], bool]]:
+    """The cube split by look-ahead: its children (cube, refuted by propagation). First by a clause
+    of the formula (`groups`) with fewest literals left free under the cube, 2 to MAX_CHAIN, one
+    child a literal (the literals before it false): the clause's cases, as even as the encoder's
+    own groups are; the child with every literal false is refuted by propagation. Else by one
+    variable both ways, `levels` deep. A failed literal is not split on (the tree stays shallow):
+    its negation only joins the literals the look-ahead assumes under this cube."""
     if levels <= 0:
         return [(cube, False)]
+    ok, assigned = solver.propagate(assumptions=assumptions + list(cube))
+    if not ok:
+        return [(cube, True)]
+    free = _fewest_free(groups, set(assigned))
+    if free is not None:
+        last = cube + tuple(-x for x in free)
+        return [(cube + tuple(-x for x in free[:i]) + (x,), False) for i, x in enumerate(free)] + \
+            [(last, not solver.propagate(assumptions=assumptions + list(last))[0])]
     implied: list[int] = []
     for _ in range(MAX_FAILED + 1):
         assumed = assumptions + list(cube) + implied
@@ -119,6 +137,24 @@ def split(solver, candidates: list[int], assumptions: list[int], cube: tuple[int
             return [c for lit in (var, -var) for c in split(solver, candidates, assumptions, cube + (lit,), levels - 1)]
         implied.append(-failed)
     return [(cube, False)]
+
+
+def _fewest_free(groups: Sequence[Sequence[int]], true: set[int]) -> list[int] | None:
+    """The free literals of the clause (not yet satisfied) with fewest left, 2 to MAX_CHAIN."""
+    best: list[int] | None = None
+    for clause in groups:
+        free = []
+        for x in clause:
+            if x in true:
+                break
+            if -x not in true:
+                free.append(x)
+        else:
+            if 2 <= len(free) <= MAX_CHAIN and (best is None or len(free) < len(best)):
+                best = free
+                if len(free) == 2:
+                    break
+    return best
 
 
 def _look_ahead(solver, candidates: list[int], assumed: list[int], assigned: set[int]) -> tuple[int | None, int | None]:
@@ -153,8 +189,10 @@ def _loaded(base: Base, solver_name: str) -> _Loaded:
         clauses, names = base.load()
         solver = Solver(name=solver_name, bootstrap_with=clauses)
         solver._smtpuzzles_name = solver_name
-        candidates = [v for v in range(1, len(names)) if names[v] and not names[v].startswith("_")]
-        loaded = _state[base.key] = _Loaded(solver, len(names) - 1, candidates, len(names) - 1)
+        named = [bool(n) and not n.startswith("_") for n in names]
+        candidates = [v for v in range(1, len(names)) if named[v]]
+        groups = [c for c in clauses if len(c) >= GROUP_MIN and all(named[abs(x)] for x in c)]
+        loaded = _state[base.key] = _Loaded(solver, len(names) - 1, candidates, groups, len(names) - 1)
     return loaded
 
 
