@@ -273,3 +273,23 @@ def test_a_cube_past_its_cpu_cap_comes_back_split():
     # By one clause (a pigeon's 11 holes): a hole each, the last with every hole false refuted.
     assert len(out["children"]) >= 2
     assert [refuted for _, refuted in out["children"]] == [False] * (len(out["children"]) - 1) + [True]
+
+
+def test_a_first_split_widens_until_every_worker_has_a_cube_and_stays_one_complete_tree():
+    from smtpuzzles.sharing.runner import Shared, _grow
+    from smtpuzzles.sharing.tree import summary_of
+    from smtpuzzles.sharing.worker import split
+
+    cnf = pigeons(11)
+    groups = [c for c in cnf.clauses if len(c) >= 3]
+    candidates = list(range(1, len(cnf.names)))
+    with Solver(name="glucose4", bootstrap_with=cnf.clauses) as solver:
+        narrow = split(solver, candidates, [], (), 1, groups)
+        wide = split(solver, candidates, [], (), 7, groups)
+    assert len(narrow) == 12 and len(wide) >= 2 ** 7  # a pigeon's 11 holes and none; then wider
+    shared, stack = Shared("unsat"), []
+    _grow(shared, stack, {(): 1}, (), wide, 1)
+    shared.leaves.update({c: ("u", 0) for c in stack})  # as if each queued cube were refuted
+    summary = summary_of({"op": "first"}, "b", shared.splits, shared.leaves, cnf.names)
+    assert summary_problem(summary, {"op": "first"}, "b", cnf.index) is None
+    assert summary["tree"].count(0) == len(wide)

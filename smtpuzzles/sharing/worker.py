@@ -5,10 +5,11 @@ Each worker keeps one solver per base formula (the clauses are loaded once, and 
 one cube serves the next); a question's own clauses (the claim's assumptions and the fresh
 variables defining them) are renumbered into the worker's solver, so questions never collide.
 
-Look-ahead, as march and cube-and-conquer solvers do it: for candidate variables (those of the
-base formula an encoder named, not its auxiliaries, unassigned under the cube), unit propagation of
-each phase; a phase that fails refutes that branch at once, and otherwise the variable whose two
-phases together assign most (the product of the two counts) is split.
+The split (docs/sharing.md): by the clause of the base (over variables an encoder named) with fewest
+literals left free under the cube, one child a case; else by one variable chosen by look-ahead, as
+march and cube-and-conquer solvers choose it: for candidate variables (named, unassigned under the
+cube), unit propagation of each phase; the variable whose two phases together assign most (the
+product of the two counts) is split, a phase that fails propagation taken in as its negation.
 """
 
 from __future__ import annotations
@@ -122,8 +123,9 @@ def split(solver, candidates: list[int], assumptions: list[int], cube: tuple[int
     free = _fewest_free(groups, set(assigned))
     if free is not None:
         last = cube + tuple(-x for x in free)
-        return [(cube + tuple(-x for x in free[:i]) + (x,), False) for i, x in enumerate(free)] + \
+        children = [(cube + tuple(-x for x in free[:i]) + (x,), False) for i, x in enumerate(free)] + \
             [(last, not solver.propagate(assumptions=assumptions + list(last))[0])]
+        return _widened(solver, candidates, assumptions, children, 2 ** levels, groups) if levels > 1 else children
     implied: list[int] = []
     for _ in range(MAX_FAILED + 1):
         assumed = assumptions + list(cube) + implied
@@ -137,6 +139,17 @@ def split(solver, candidates: list[int], assumptions: list[int], cube: tuple[int
             return [c for lit in (var, -var) for c in split(solver, candidates, assumptions, cube + (lit,), levels - 1)]
         implied.append(-failed)
     return [(cube, False)]
+
+
+def _widened(solver, candidates, assumptions, children, want: int, groups) -> list:
+    """`children` split again, first ones first, until there are `want` (a first split meant to give
+    every worker a cube at once: a split by a clause makes one level, whatever the workers)."""
+    queue, final = list(children), []
+    while queue and len(queue) + len(final) < want:
+        cube, refuted = queue.pop(0)
+        below = [(cube, refuted)] if refuted else split(solver, candidates, assumptions, cube, 1, groups)
+        (final if len(below) == 1 else queue).extend(below)
+    return final + queue
 
 
 def _fewest_free(groups: Sequence[Sequence[int]], true: set[int]) -> list[int] | None:
