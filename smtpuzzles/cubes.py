@@ -1,5 +1,6 @@
 """One check split into cubes: what a cube is, and the check that a puzzle's cubes cover every case.
-(The runners that solve cubes, here one by one or on Dask workers, are in smtpuzzles.cluster.)
+(The runners that solve cubes, here one by one or on Dask workers, are in smtpuzzles.cluster; a
+question split by look-ahead on its own formula, not by a puzzle's cubes, is smtpuzzles.sharing's.)
 
 A cube is a few positive literals of the base formula (for example "the tour's first cell is x,
 its second y"). The claim under each cube is its own step in the ledger; the claim is refuted when
