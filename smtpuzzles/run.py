@@ -335,7 +335,7 @@ def answered_without_solver(steer: Steering, answer: dict) -> Outcome:
     """An answer the encoding found without a solver, recorded as a solver's would be (no solver is
     loaded). `answer` is the encoding's `notes["answer"]`: its `solution`, `value`, the `closing`
     claim that proves it optimal and the `reason` the formula refutes that claim by itself (a search
-    linear in the instance whose solution carries a certificate the referee checks: Rogue's `reach`).
+    linear in the instance whose solution carries a certificate the referee checks).
     The solution is refereed and valued like any model, and its value must be the one stated; the
     step says it came `by` the encoding's search. The closing claim is settled by a bound, with its
     query, which `audit --resolve` has z3 and cvc5 answer; a resumed run replays both steps."""

@@ -14,7 +14,7 @@ at most the step being solved; a torn last line is the only damage such a kill c
 drops it. What a crash of the machine itself can lose is what was not synced to disk: a run syncs its
 files when it seals (every claim it makes is on disk before run.json says so), and once it has
 lasted SYNC_AFTER seconds every write is synced as it is made, as before. A run younger than that
-is not: syncing cost a two-door Nonary run half of its time, and a power cut then loses at most
+is not: syncing cost the smallest runs half of their time, and a power cut then loses at most
 that second of work, never a sealed claim. Nothing here knows any puzzle.
 """
 
