@@ -31,6 +31,7 @@ from smtpuzzles.folders.bounded import (MiB, GzLines, check_text, gz_digest, jso
                                  read_capped, read_gz)
 from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.folders.statuses import STATUSES
+from smtpuzzles.sharing.tree import malformed as malformed_tree
 
 # File names are fixed: run.json may name its files, but only these names are accepted, so a
 # recorded path can never point outside the folder.
@@ -142,7 +143,7 @@ RUN_REQUIRED = ("format", "puzzle", "instance", "instance_sha256", "encoding", "
 STEP_KEYS = {
     "index": int, "prev": str, "claim": dict, "words": str, "assumptions": list, "result": str, "by": str,
     "engine": str, "seconds": (int, float), "stats": dict, "solution": dict, "value": object, "core": list,
-    "reason": str, "cubes": list, "cases": list,
+    "reason": str, "cubes": list, "cases": list, "tree": dict,
 }
 STEP_REQUIRED = ("index", "prev", "claim", "assumptions", "result")
 
@@ -253,6 +254,11 @@ def check_step(step, number: int, where: str) -> dict:
                      and (by != "cubes" or "cube" not in step["claim"])  # a cube is not split again
                      and all(_is_int(i) and 0 <= i < step["index"] for i in listed) and len(set(listed)) == len(listed),
                      f"a step by {by} must be unsat and list distinct earlier steps in {by}", place)
+    if "tree" in step or step.get("by") == "tree":  # a question shared out: its refuted cubes' tree
+        _require(step.get("by") == "tree" and "tree" in step and step["result"] == "unsat"
+                 and "cube" not in step["claim"], "a step by tree must be unsat, carry its tree and claim no cube", place)
+        problem = malformed_tree(step["tree"])  # its size and depth capped, as all the reader takes
+        _require(problem is None, f"malformed: {problem}", place)
     check_text(step, place)
     return step
 

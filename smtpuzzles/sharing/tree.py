@@ -32,6 +32,8 @@ RESULTS = {"u": "refuted by a solver", "p": "refuted by unit propagation"}
 # A summary past these is malformed (a forged one must not make the audit run for hours).
 MAX_LEAVES = 1_000_000
 MAX_DEPTH = 4096
+MAX_NODES = 2 * MAX_LEAVES - 1  # a complete binary tree's nodes, leaves and splits
+FIELDS = ("format", "version", "claim", "base_sha256", "variables", "tree", "results", "conflicts")
 
 
 def summary_of(claim: dict, base_sha256: str, splits: dict[tuple[int, ...], int],
@@ -61,35 +63,72 @@ def summary_of(claim: dict, base_sha256: str, splits: dict[tuple[int, ...], int]
             "results": "".join(results), "conflicts": conflicts}
 
 
-def summary_problem(summary, claim: dict, base_sha256: str, variables: Container[str] | None = None) -> str | None:
-    """None when `summary` refutes `claim` over the base formula of hash `base_sha256` (see the
-    module's text), else the first problem found, in one line. `variables`: the base formula's
-    variable names (the audit's CNF index), to check every split names one; None skips that."""
+def malformed(summary) -> str | None:
+    """Why `summary` is no cube tree at all (its fields, types, counts and caps), in one line; None
+    when it is one, whatever it proves. The run-folder reader asks this of every tree step (a
+    malformed one is a malformed folder), `summary_problem` first; linear in the summary's size."""
     if not isinstance(summary, dict):
         return "the cube tree is not a table"
     if summary.get("format") != FORMAT or summary.get("version") != VERSION:
         return f"the cube tree is not {FORMAT} version {VERSION}"
-    if not isinstance(summary.get("claim"), dict) or canonical_json(summary["claim"]) != canonical_json(claim):
-        return "the cube tree is of another claim than its step's"
-    if summary.get("base_sha256") != base_sha256:
-        return "the cube tree is of another base formula than the run's"
-    names, tree, results = summary.get("variables"), summary.get("tree"), summary.get("results")
+    if set(summary) != set(FIELDS):
+        return f"the cube tree must have exactly the fields {', '.join(FIELDS)}"
+    if not isinstance(summary["claim"], dict) or not isinstance(summary["base_sha256"], str):
+        return "the cube tree's claim is not a table or its base_sha256 not a text"
+    names, tree, results = summary["variables"], summary["tree"], summary["results"]
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
         return "the cube tree's variables are not a list of distinct names"
-    if variables is not None:
-        unknown = next((n for n in names if n not in variables), None)
-        if unknown is not None:
-            return f"the cube tree splits {unknown[:60]!r}, which the base formula lacks"
-    if not isinstance(tree, list) or not all(type(t) is int and 0 <= t <= len(names) for t in tree):
+    if not isinstance(tree, list) or len(tree) > MAX_NODES:
+        return f"the cube tree's nodes are not a list of at most {MAX_NODES:,}"
+    if not all(type(t) is int and 0 <= t <= len(names) for t in tree):
         return "the cube tree's nodes are not numbers of its variables (0 for a leaf)"
     if not isinstance(results, str):
         return "the cube tree's results are not a text"
     leaves = tree.count(0)
     if leaves > MAX_LEAVES:
         return f"the cube tree has more than {MAX_LEAVES:,} leaves"
-    conflicts = summary.get("conflicts")
-    if not isinstance(conflicts, list) or len(conflicts) != leaves or len(results) != leaves:
+    conflicts = summary["conflicts"]
+    if not isinstance(conflicts, list) or len(conflicts) != leaves or len(results) != leaves \
+            or not all(type(c) is int and c >= 0 for c in conflicts):
         return f"the cube tree has {leaves} leaves but {len(results)} results"
+    if _depth(tree) > MAX_DEPTH:
+        return f"the cube tree is deeper than {MAX_DEPTH}"
+    return None
+
+
+def _depth(tree: list[int]) -> int:
+    """The preorder's deepest node, read as a tree even where it is not exactly one."""
+    pending: list[int] = []  # for each inner node on the path, the children still to read
+    deepest = 0
+    for token in tree:
+        if token:
+            pending.append(2)
+            deepest = max(deepest, len(pending))
+            continue
+        while pending:
+            pending[-1] -= 1
+            if pending[-1]:
+                break
+            pending.pop()
+    return deepest
+
+
+def summary_problem(summary, claim: dict, base_sha256: str, variables: Container[str] | None = None) -> str | None:
+    """None when `summary` refutes `claim` over the base formula of hash `base_sha256` (see the
+    module's text), else the first problem found, in one line. `variables`: the base formula's
+    variable names (the audit's CNF index), to check every split names one; None skips that."""
+    problem = malformed(summary)
+    if problem is not None:
+        return problem
+    if canonical_json(summary["claim"]) != canonical_json(claim):
+        return "the cube tree is of another claim than its step's"
+    if summary["base_sha256"] != base_sha256:
+        return "the cube tree is of another base formula than the run's"
+    names, tree, results = summary["variables"], summary["tree"], summary["results"]
+    if variables is not None:
+        unknown = next((n for n in names if n not in variables), None)
+        if unknown is not None:
+            return f"the cube tree splits {unknown[:60]!r}, which the base formula lacks"
     unrefuted = next((i for i, r in enumerate(results) if r not in RESULTS), None)
     if unrefuted is not None:
         return f"leaf {unrefuted} of the cube tree ({_cube_words(summary, unrefuted)}) is not refuted"
@@ -107,8 +146,6 @@ def _shape_problem(tree: list[int], names: list[str]) -> str | None:
         if token:
             if token in on_path:
                 return f"the cube tree splits {names[token - 1][:60]!r} twice on one path (node {position})"
-            if len(path) >= MAX_DEPTH:
-                return f"the cube tree is deeper than {MAX_DEPTH}"
             path.append(token)
             on_path.add(token)
             pending.append(2)
