@@ -71,6 +71,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     _check_lemma(report, folder, enc)
     models, witnesses = _check_models(report, folder, referee)
     claim, query = _check_claims(report, folder, referee, enc, mode, models, witnesses)
+    _check_trees(report, folder, enc, claim)
     _check_drift(report, folder, enc, digest)
     if module.certificate is not None and folder.solution is not None and run["status"] == "optimal":
         try:
@@ -263,7 +264,8 @@ def _check_claims(report: Report, folder, referee: Referee, enc, mode: str, mode
     if problems:
         report.add("claims", False, f"{words}, but " + "; ".join(problems))
         return claim, query
-    how = f" (by its {len(step['cases'])} cases, each refuted before)" if step.get("by") == "cases" else ""
+    how = f" (by its {len(step['cases'])} cases, each refuted before)" if step.get("by") == "cases" else \
+        f" (by a tree of {step['tree']['tree'].count(0)} refuted cubes)" if step.get("by") == "tree" else ""
     if left_out:
         report.add("claims", True, f"{words}: recorded UNSAT at step {step['index']}{how}; certificate.smt2.gz "
                                    "is left out of this published run (the base formula plus that step's "
@@ -276,6 +278,27 @@ def _check_claims(report: Report, folder, referee: Referee, enc, mode: str, mode
     report.evidence.append(f"{words}: recorded UNSAT step {step['index']} and "
                            + ("the certificate's hash" if left_out else "the certificate file"))
     return claim, query
+
+
+def _check_trees(report: Report, folder, enc, claim: dict | None) -> None:
+    """Every step by tree (a question shared out, smtpuzzles.sharing) checked as such, each on its
+    own: its tree of refuted cubes against its claim and the formula built here (the closing
+    step's verdict is the claims section's)."""
+    trees = [s for s in folder.steps if s.get("by") == "tree"]
+    if not trees:
+        return
+    closing = resolving.refuting_step(folder, claim) if claim is not None else None
+    derived = Derivations(folder, enc)
+    failing = [s["index"] for s in trees if derived.problems(s["index"])]
+    problems = [derived.problem[i] for i in failing if closing is None or i != closing["index"]]
+    for problem in problems[:SHOWN_MODEL_FAILURES]:
+        report.add("claims", False, problem)
+    if len(problems) > SHOWN_MODEL_FAILURES:
+        report.add("claims", False, f"and {len(problems) - SHOWN_MODEL_FAILURES} more steps by tree fail")
+    if not failing:
+        leaves = sum(s["tree"]["tree"].count(0) for s in trees)
+        report.add("claims", True, f"{counted(len(trees), 'step')} by tree: each a complete tree of refuted cubes "
+                                   f"({leaves:,} in all) of its claim over the formula built here")
 
 
 # -------------------------------------------------------------------------------------------- lemma

@@ -1,9 +1,10 @@
-"""Steps that rest on earlier ones, checked as such: a claim refuted by cubes (each cube an UNSAT
-step, the cubes covering every case of today's formula) or case by case (the claim exactly the
-disjunction of the listed steps' claims, each an UNSAT step). The audit asks this of the step that
-closes a claim, and the re-solve of which steps to re-solve in its place. Every check holds the
-listed steps to the assumptions today's encoder builds, never to the folder's word; one check per
-kind of resting step, in CHECKS.
+"""Steps refuted by a derivation rather than one solver answer, checked as such: a claim refuted by
+cubes (each cube an UNSAT step, the cubes covering every case of today's formula), case by case
+(the claim exactly the disjunction of the listed steps' claims, each an UNSAT step), or by a shared
+question's tree of refuted cubes (smtpuzzles.sharing: one step, resting on no other, its tree
+checked in pure Python). The audit asks this of the step that closes a claim and of every tree
+step, and the re-solve of what to re-solve in its place. Every check holds the steps to the
+assumptions today's encoder builds, never to the folder's word; one check per kind, in CHECKS.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from smtpuzzles.cubes import clauses_with, coverage_problem, without_cube
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.auditing.readback import recorded_claim_terms
+from smtpuzzles.sharing.tree import summary_problem
 
 # A step by cases or by cubes rests on the steps it lists, which may rest on others. The driver
 # nests two levels at most (a closing step on its cases, a case on its cubes), and the published
@@ -42,7 +44,8 @@ class Derivations:
 
     def _listing(self, index: int) -> list[int]:
         step = self.steps[index]
-        return step[step["by"]]  # the reader requires the list of a step by cubes or by cases
+        # The reader requires the list of a step by cubes or by cases; a tree step lists none.
+        return step[step["by"]] if step["by"] in LISTING else []
 
     def _fits(self, index: int) -> bool:
         if index not in self.fits:
@@ -62,12 +65,14 @@ class Derivations:
         rests on, when its derivation holds (None when it does not)."""
         if self.problems(index):
             return None
+        if self.steps[index]["by"] not in LISTING:
+            return [index]  # a tree step is re-solved cube by cube (smtpuzzles.auditing.resolving)
         found, seen, stack = [], {index}, [index]
         while stack:
             for child in self._listing(stack.pop()):
                 if child not in seen:
                     seen.add(child)
-                    (stack if self._resting(child) else found).append(child)
+                    (stack if self.steps[child].get("by") in LISTING else found).append(child)
         return sorted(found)
 
     def _check_from(self, root: int) -> None:
@@ -141,12 +146,27 @@ class Derivations:
             return f"step {step['index']}'s {len(listed)} cases are not the cases of its claim as today's encoder builds it"
         return None
 
+    def _tree(self, step: dict) -> str | None:
+        """A claim refuted by a shared question's cubes: its tree (smtpuzzles.sharing.tree) complete,
+        every leaf refuted, every split a variable of the formula built here, and the tree of this
+        step's claim and this run's base formula; the step's assumptions today's. It rests on no
+        other step; whether each leaf is UNSAT is the solver's word, as for any UNSAT step."""
+        index = step["index"]
+        if not self._fits(index):
+            return f"step {index} refuted other assumptions than today's encoder builds for its claim"
+        cnf = self.enc.formula.cnf
+        if cnf is None:
+            return f"step {index} was shared out as cubes of a clausal formula, which encoding {self.enc.name} lacks"
+        problem = summary_problem(step["tree"], step["claim"], self.folder.run["base"]["sha256"], cnf.index)
+        return f"step {index}: {problem}" if problem else None
+
 
 # How each kind of step that rests on others is checked, by its `by`: a check takes the step and
 # says why it does not refute its claim (None when it does), and may rely on the steps it lists
 # having been checked first (`problem`). A new kind is one method of Derivations and one entry here.
-CHECKS = {"cubes": Derivations._split, "cases": Derivations._cases}
-RESTING = tuple(CHECKS)  # the ways a step rests on others (smtpuzzles.driver)
+CHECKS = {"cubes": Derivations._split, "cases": Derivations._cases, "tree": Derivations._tree}
+RESTING = tuple(CHECKS)  # the ways a step is derived rather than answered (smtpuzzles.driver)
+LISTING = ("cubes", "cases")  # those that rest on the earlier steps they list
 
 
 def _is_disjunction(text: str, cases: list[list[str]]) -> bool:

@@ -1,7 +1,8 @@
 """The audit's re-solves (`--resolve`): queries built here from today's encoder, never text read
 from the folder, answered by z3 and cvc5, each in a fresh process (or on a Dask cluster). The
 derived refutation is re-solved, or, where it rests on cases or cubes whose derivation holds, the
-steps it rests on; with `all`, every recorded UNSAT step's claim too."""
+steps it rests on, and where a tree of cubes refutes it (a shared question), each of its leaves'
+cubes; with `all`, every recorded UNSAT step's claim too (a tree step's by its cubes)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from smtpuzzles.auditing.derivations import RESTING, Derivations
 from smtpuzzles.auditing.readback import recorded_claim_terms
 from smtpuzzles.auditing.report import Report
 from smtpuzzles.canonical import canonical_json
+from smtpuzzles.formula import lit
+from smtpuzzles.sharing.tree import leaf_cubes
 from smtpuzzles.smtlib import solve_in_subprocess
 
 INSTALL_HINT = {"cvc5": "pip install 'smtpuzzles[audit]'", "z3": "pip install z3-solver"}
@@ -38,6 +41,15 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
         terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
         queries[canonical_json(step["claim"])] = (label, enc.formula.query(terms))
 
+    def add_cubes(step: dict) -> None:
+        """Each leaf of a tree step that passed its check: the claim's terms and the cube's literals,
+        each cube's variable one of the formula built here (the check says so)."""
+        terms = recorded_claim_terms(enc, step["claim"], f"{where} line {step['index'] + 1}")
+        for number, cube in enumerate(leaf_cubes(step["tree"])):
+            literals = [lit(name, value) for name, value in cube]
+            queries[canonical_json([step["claim"], cube])] = (f"step {step['index']} cube {number}",
+                                                              enc.formula.query(terms + literals))
+
     closing = refuting_step(folder, claim) if claim is not None else None
     # A claim refuted by cases or cubes whose derivation holds: the steps it rests on are
     # re-solved, each its own query built by today's encoder, rather than the whole claim (on
@@ -46,7 +58,10 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
     by_cases = leaves is not None and closing["by"] == "cases"
     for index in leaves or ():
         cube = steps[index]["claim"].get("cube")
-        add(steps[index], f"cube {' '.join(cube)[:30]}" if cube and not by_cases else f"case at step {index}")
+        if steps[index].get("by") == "tree":
+            add_cubes(steps[index])
+        else:
+            add(steps[index], f"cube {' '.join(cube)[:30]}" if cube and not by_cases else f"case at step {index}")
     if leaves is None and claim is not None:
         queries[canonical_json(claim)] = ("certificate", query)  # built once, by the claims section
     if resolve == "all":
@@ -56,6 +71,8 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
             # A step resting on others whose derivation holds: those are re-solved here as steps.
             if step.get("by") not in RESTING or derived.leaves(step["index"]) is None:
                 add(step, f"step {step['index']}")
+            elif step["by"] == "tree":
+                add_cubes(step)
     if not queries:
         report.add("resolve", True, "nothing to re-solve: the run claims no optimum, infeasibility or uniqueness")
         return
@@ -79,6 +96,9 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
         if by_cases:
             cases = f"{len(leaves)} cases covering the claim"
             what = f"{cases} (each a query built by today's encoder)" if n == len(leaves) else f"{what} (among them {cases})"
+        elif leaves and steps[leaves[0]].get("by") == "tree" and leaves[0] == closing["index"]:
+            cubes = f"the {steps[leaves[0]]['tree']['tree'].count(0)} cubes of the claim's tree"
+            what = f"{cubes} (each a query built by today's encoder)" if resolve != "all" else f"{what} (among them {cubes})"
         # A cluster's workers are other machines: their answers are taken on the cluster's word.
         where = f"on the Dask cluster at {scheduler}, whose answers are taken on its word" if scheduler \
             else "in fresh processes here"
