@@ -29,8 +29,9 @@ SLOWEST = 3
 UNFINISHED = RESUMABLE  # runs still going, or stopped and resumable: the live view shows their progress
 # Steps that ran no solver: a position settled by a bound, a check closed because every one of its
 # cubes was refuted (smtpuzzles.cubes; the cubes are steps of their own), a closing claim refuted by
-# its cases (each a step of its own, refuted before).
-NOT_SOLVER = ("bound", "cubes", "cases")
+# its cases (each a step of its own, refuted before), an answer a linear search gave and refereed
+# (a puzzle whose search is the whole work: no solver was loaded).
+NOT_SOLVER = ("bound", "cubes", "cases", "search")
 
 
 @dataclass
