@@ -28,7 +28,7 @@ else:  # pragma: no cover
 JOB_KEYS = {
     "name": (str,), "puzzle": (str,), "input": (str,), "unique": (bool,), "count": (bool, int),
     "engine": (str,), "encoding": (str,), "time_limit": (int, float), "params": (dict,), "cubes": (int,),
-    "split_after": (int, float), "budget": (int, float),
+    "split_after": (int, float), "budget": (int, float), "share": (int,),
 }
 DEFAULT_KEYS = {"time_limit": (int, float), "out": (str,), "engine": (str,), "params": (dict,), "budget": (int, float)}
 
@@ -60,6 +60,7 @@ class Job:
     folder: str = ""
     cubes: int = 0  # checks split into the puzzle's cubes of this depth (smtpuzzles.cubes)
     split_after: float = 5.0
+    share: int | None = None  # workers a hard check is shared out to (smtpuzzles.sharing; None: not shared)
     budget: float | None = None  # seconds for the job's whole session (not part of its identity)
     request: request.SolveRequest | None = None  # what the job asks, as the command line and the API ask it
     # What a ledger must hold to count as this job's: see `identity` and `batch.matches`.
@@ -185,7 +186,8 @@ def _load_job(entry: dict, number: int, defaults: dict, base: Path, path: Path, 
                     "encoding": encoding, "engine": engine, "mode": asked.mode, "limit": asked.limit, "params": params}
         jobs.append(Job(name, entry["puzzle"], text, each.input.source, {**asked.options, "count_limit": asked.limit},
                         asked.mode, asked.engine, encoding, asked.time_limit, dict(params), identity=identity,
-                        cubes=asked.cubes, split_after=asked.split_after, budget=asked.budget, request=each))
+                        cubes=asked.cubes, split_after=asked.split_after, share=asked.share, budget=asked.budget,
+                        request=each))
     return jobs
 
 

@@ -1,6 +1,6 @@
 """What a user asks of a puzzle, decided once for the command line, job files and the Python API:
 a `SolveRequest` (the input, which mode, the count's limit, the engine, encoding, time limits,
-cubes, certify, the out folder) made by `solve_request`, and what an audit is asked. The three
+cubes or sharing, certify, the out folder) made by `solve_request`, and what an audit is asked. The three
 front ends hand the user's words here and word only the place of an error, so they cannot disagree
 on what a value or a combination means: "exactly one input" and every combination check are here."""
 
@@ -124,6 +124,7 @@ class SolveRequest:
     no_guide: bool = False
     params: dict = field(default_factory=dict)
     out: Path | None = None
+    share: int | None = None  # workers a check still open after split_after is shared out to (None: not shared)
 
     def engine_params(self) -> dict | None:
         """The parameters the run is handed: the user's, `guide` off with --no-guide; None for none."""
@@ -143,7 +144,7 @@ def solve_request(module, words: Mapping[str, Any], place: Callable[[str], str],
     messages name the keys alike in every front end. `other_input` is what the front end's input
     takes besides a file, for the refusal of a URL ("stdin" on the command line). Keys: `input`, the
     puzzle's options and inline keys, `unique`, `count`, `engine`, `encoding`, `time_limit`,
-    `budget`, `cubes`, `split_after`, `certify`, `no_guide`, `params`, `out`; a key left out, or None,
+    `budget`, `cubes`, `share`, `split_after`, `certify`, `no_guide`, `params`, `out`; a key left out, or None,
     takes its default. The front end checks beforehand that it knows every key it was given."""
     given = {key: value for key, value in words.items() if value is not None}
     limits = {key: time_limit(given.get(key), place(key)) for key in ("time_limit", "budget")}
@@ -151,6 +152,7 @@ def solve_request(module, words: Mapping[str, Any], place: Callable[[str], str],
     chosen_encoding = encoding(module, given.get("encoding"), place("encoding"))
     flags = {key: true_or_false(given.get(key, False), place(key)) for key in ("certify", "no_guide")}
     cubes, split_after = _cubes(given.get("cubes", 0), given.get("split_after", 5.0), place)
+    share = workers_shared(given.get("share"), cubes, place)
     source = _one_input(module, given, place, read_input, other_input)
     options = {option.name: option.check(given[option.name], place(option.name)) if option.name in given
                else option.default for option in module.OPTIONS if not option.input_file}
@@ -163,7 +165,8 @@ def solve_request(module, words: Mapping[str, Any], place: Callable[[str], str],
         check_params(chosen_engine or module.DEFAULT_ENGINE, params, place("params"))
     out = out_folder(given["out"], place("out")) if "out" in given else None
     return SolveRequest(module.NAME, source, options, mode, limit, chosen_engine, chosen_encoding, limits["time_limit"],
-                        limits["budget"], cubes, split_after, flags["certify"], flags["no_guide"], dict(params), out)
+                        limits["budget"], cubes, split_after, flags["certify"], flags["no_guide"], dict(params), out,
+                        share)
 
 
 def _cubes(cubes, split_after, place: Callable[[str], str]) -> tuple[int, float]:
@@ -173,6 +176,17 @@ def _cubes(cubes, split_after, place: Callable[[str], str]) -> tuple[int, float]
     if isinstance(cubes, bool) or cubes not in (0, *DEPTHS):
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, DEPTHS))}, not {cubes}", place("cubes"))
     return cubes, seconds_or_zero(split_after, place("split_after"))
+
+
+def workers_shared(share, cubes: int, place: Callable[[str], str]) -> int | None:
+    """None (no sharing) or the number of workers a hard check is shared out to (smtpuzzles.sharing):
+    a whole number, at least 1; a check is shared or split into the puzzle's cubes, not both."""
+    if share is None:
+        return None
+    workers = whole_number(share, 1, place("share"), text=False)
+    if cubes:
+        raise InputError("share a hard check or split it into cubes, not both", place("share"))
+    return workers
 
 
 def _one_input(module, given: dict, place: Callable[[str], str], read_input: InputReader, other_input: str) -> Input:

@@ -12,7 +12,6 @@ from types import ModuleType
 from typing import Any, Callable
 
 from smtpuzzles.contract import Puzzle, adopt
-from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, coverage_problem
 from smtpuzzles.driver import Outcome, ResumeMismatch, Steering, run_objective
 from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
@@ -27,6 +26,7 @@ from smtpuzzles.folders.statuses import ANSWERED
 from smtpuzzles.objectives import claim_terms
 from smtpuzzles.folders.runfolder import open_run
 from smtpuzzles.canonical import canonical_json, sha256_text
+from smtpuzzles.splitting import check_shared, cube_client, split_cubes, split_work
 from smtpuzzles.symmetry import require as require_lemma
 
 # Reading a recorded run back (smtpuzzles.folders.readback) loads the proof checkers with it, 65 ms
@@ -63,6 +63,7 @@ class Settings:
     # This session's --budget as a time.monotonic() instant (None: none); like the time limit, the
     # session's own and not recorded: a resumed run gets a budget of its own.
     deadline: float | None = None
+    share: int = 0  # workers a check still open after split_after is shared out to (0: not shared)
 
     def record(self, advice: Advice) -> dict:
         """What run.json keeps of how the run is asked, with the order the advice raises a
@@ -71,41 +72,7 @@ class Settings:
         asked."""
         return {"engine": {"name": self.engine, "params": dict(self.params)}, "mode": self.mode,
                 "limit": self.limit, "time_limit": self.time_limit, "search": advice.order,
-                **({"cubes": self.cubes} if self.cubes else {})}
-
-
-def split_cubes(enc, depth: int) -> list[list[str]] | None:
-    """The puzzle's cubes of this depth, once they are shown to cover every case (None for 0)."""
-    if not depth:
-        return None
-    if not enc.advice.on("cubes") or enc.formula.cnf is None:  # (a puzzle's SPLITS says so before encoding)
-        raise InputError(f"the {enc.name} encoding cannot split its checks into cubes", "--cubes")
-    if depth not in CUBE_DEPTHS:
-        raise InputError(f"cube depth {depth} is not one of {', '.join(map(str, CUBE_DEPTHS))}", "--cubes")
-    cubes = enc.advice.cubes(depth)
-    problem = coverage_problem(enc.formula.cnf, cubes)
-    if problem:
-        raise RuntimeError(f"encoding {enc.name}: its cubes of depth {depth} do not cover every case: {problem}")
-    return cubes
-
-
-def cube_client(settings: Settings):
-    """A Dask client when cubes are to run on a cluster, else None (cubes run here, one by one)."""
-    if settings.scheduler and not settings.cubes:
-        raise InputError("--scheduler spreads the cubes of a split check: give --cubes too", "--scheduler")
-    if not settings.scheduler:
-        return None
-    from smtpuzzles.cluster import dask_client
-
-    return dask_client(settings.scheduler)
-
-
-def cube_runner(steering: Steering, client, job: dict):
-    """Where a split check's cubes run: on the Dask cluster `client` reaches (the `job` each worker
-    rebuilds the formula from), or here one by one."""
-    from smtpuzzles.cluster import DaskCubes, LocalCubes  # only a split run needs it (and uuid, threads)
-
-    return LocalCubes(steering) if client is None else DaskCubes(client, job)
+                **({"cubes": self.cubes} if self.cubes else {}), **({"share": self.share} if self.share else {})}
 
 
 def pick_engine(module: Puzzle, encoding, requested: str | None) -> str:
@@ -171,7 +138,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
           encoding: str | None = None, time_limit: float | None = None, mode: str | None = None,
           limit: int | None = None, params: dict | None = None, cubes: int = 0, scheduler: str | None = None,
           split_after: float = 5.0, on_step: Callable[[dict], None] | None = None,
-          on_solution: Callable[[dict, Any], None] | None = None, budget: float | None = None) -> tuple[Outcome, Ledger]:
+          on_solution: Callable[[dict, Any], None] | None = None, budget: float | None = None,
+          share: int | None = None) -> tuple[Outcome, Ledger]:
     deadline = None if budget is None else time.monotonic() + budget  # the encoding counts against it
     module = adopt(module)  # a puzzle module handed over directly (tests, benchmarks) is wrapped here
     mode = mode or module.MODES[0]
@@ -184,8 +152,9 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
     require_lemma(enc)  # before anything is asked under a symmetry-breaking clause
     engine_name = pick_engine(module, enc, engine)
     params = check_params(engine_name, module.engine_params(engine_name, params))
-    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, deadline)
+    settings = Settings(engine_name, params, mode, limit, time_limit, cubes, scheduler, split_after, deadline, share or 0)
     cube_list = split_cubes(enc, cubes)  # refused before the ledger is made
+    check_shared(enc, settings.share)
     canonical = module.canonical(instance)
     header = {
         "puzzle": module.NAME,
@@ -205,7 +174,8 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
 
 
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
-           cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None) -> tuple[Outcome, Ledger]:
+           cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None,
+           share: int | None = None) -> tuple[Outcome, Ledger]:
     from smtpuzzles.folders.readback import Rules, check_replayable, recorded_instance
 
     deadline = None if budget is None else time.monotonic() + budget
@@ -226,10 +196,11 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     # resuming without one lifts it.
     settings = Settings(run["engine"]["name"], run["engine"].get("params", {}), run.get("mode", module.MODES[0]),
                         run.get("limit"), time_limit, run.get("cubes", 0) if cubes is None else cubes, scheduler, split_after,
-                        deadline)
+                        deadline, run.get("share", 0) if share is None else share)
     # Runs recorded before there was a choice of order carry no "search" and climbed.
     enc = dataclasses.replace(enc, advice=enc.advice.replace(order=run.get("search", "climb")))
     cube_list = split_cubes(enc, settings.cubes)  # before the ledger is touched
+    check_shared(enc, settings.share)
     depth = run.get("cubes", 0)
     if cubes is not None and cubes != depth and any("cube" in s["claim"] for s in folder.steps):
         raise InputError(f"the run split its checks at depth {depth}: resume it with --cubes {depth} or without "
@@ -237,13 +208,15 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     client = cube_client(settings)
     ledger, steps = Ledger.resume(Path(run_dir))
     ledger.run["time_limit"] = time_limit
-    # Splitting is how the checks are asked, not what is claimed: a long run may be handed to a
-    # cluster part-way (every split is checked on its own by the audit).
-    ledger.run.pop("cubes", None)
-    ledger.run.update({"cubes": settings.cubes} if settings.cubes else {})
+    # Splitting and sharing are how the checks are asked, not what is claimed: a long run may be
+    # handed to a cluster part-way (every split and tree is checked on its own by the audit).
+    restore = {"cubes": depth, "share": run.get("share", 0)}
+    for key, value in (("cubes", settings.cubes), ("share", settings.share)):
+        ledger.run.pop(key, None)
+        ledger.run.update({key: value} if value else {})
     try:
         return _drive(module, instance, enc, ledger, steps, settings, cube_list, on_step, on_solution, client,
-                      restore={"cubes": depth})
+                      restore=restore)
     finally:
         if client is not None:
             client.close()
@@ -275,10 +248,9 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
                         guarded(module, "referee", lambda s: module.referee(instance, s)),
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after, deadline=settings.deadline)
-    if cubes:
-        steering.cube_runner = cube_runner(steering, client, {
-            "puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name, "engine": settings.engine,
-            "params": settings.params, "base_sha256": enc.formula.sha256})
+    split_work(steering, settings, client, {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
+                                            "engine": settings.engine, "params": settings.params,
+                                            "base_sha256": enc.formula.sha256})
     sealed = False
 
     def seal(status: str, value) -> None:
@@ -326,9 +298,19 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
                 pass
         raise
     finally:
-        ledger.close()  # the lock is released whatever happened (finish already did, normally)
+        _closed(steering, ledger)
     outcome.encoding = enc
     return outcome, ledger
+
+
+def _closed(steering: Steering, ledger: Ledger) -> None:
+    """A run's end, however it came: a shared check's worker processes end with it, and the lock is
+    released (finish already did, normally)."""
+    try:
+        if steering.sharing is not None:
+            steering.sharing.close()
+    finally:
+        ledger.close()
 
 
 def answered_without_solver(steer: Steering, answer: dict) -> Outcome:

@@ -115,7 +115,7 @@ def test_split_runs_need_a_clausal_encoding_and_a_known_depth(cli):
     code, _, err = cli("solve", "kingtour", "--size", 4, "--cubes", 3)
     assert code == 2 and "--cubes" in one_error_line(err)
     code, _, err = cli("solve", "kingtour", "--size", 4, "--scheduler", "tcp://127.0.0.1:9")
-    assert code == 2 and "give --cubes too" in one_error_line(err)
+    assert code == 2 and "give --cubes or --share too" in one_error_line(err)
     code, _, err = cli("solve", "kingtour", "--size", 4, "--cubes", 1, "--split-after", "-1")
     assert code == 2 and "--split-after" in one_error_line(err)
 

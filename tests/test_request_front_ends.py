@@ -34,6 +34,9 @@ BAD = [
     ("kingtour", {"size": 4, "encoding": "posted", "cubes": 1},
      "the posted encoding of kingtour cannot split its checks into cubes"),
     ("kingtour", {"input": CLUES, "size": 4, "clues": CLUES}, "give one input, not input and clues"),
+    ("kingtour", {"size": 4, "share": 0}, "0 is below the smallest allowed, 1"),
+    ("kingtour", {"size": 4, "share": -3}, "-3 is below the smallest allowed, 1"),
+    ("kingtour", {"size": 4, "cubes": 1, "share": 2}, "share a hard check or split it into cubes, not both"),
 ]
 
 
@@ -123,6 +126,8 @@ GOOD = [
                   30.0, 100.0)),
     ("kingtour", {"size": 4, "box": "2x2", "cubes": 1, "split_after": 2},
      SolveRequest("kingtour", Input("none"), {"size": 4, "box": "2x2"}, "optimise", None, cubes=1, split_after=2.0)),
+    ("kingtour", {"size": 6, "share": 3, "split_after": 0},
+     SolveRequest("kingtour", Input("none"), {"size": 6, "box": None}, "optimise", None, split_after=0.0, share=3)),
     ("rogue", {"input": ROGUE, "encoding": "regions"},
      SolveRequest("rogue", Input("file", ROGUE, ROGUE, "input"), {}, "optimise", None, encoding="regions")),
 ]

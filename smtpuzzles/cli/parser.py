@@ -101,6 +101,15 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def number_or_text(text: str):
+    """A number's digits as the int, other words as they are: the request builder checks them, in
+    the words the job files and the API get (smtpuzzles.request)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="smtpuzzles", description="Optimal puzzle solving on SMT, with proofs you can re-check.")
     parser.add_argument("--version", action="version", version=f"smtpuzzles {__version__}")
@@ -175,11 +184,17 @@ def _solve_flags(solve: Parser) -> None:
                             "puzzle's cubes (1 or 2 branching levels), each its own step; the audit checks "
                             "that they cover every case (allowed on --resume: a long run can move to a "
                             "cluster)")
+    solve.add_argument("--share", type=number_or_text, metavar="WORKERS",
+                       help="share a check the solver does not settle within --split-after seconds out to WORKERS "
+                            "local processes (on the Dask cluster with --scheduler): cubes chosen by look-ahead, "
+                            "split again while open, recorded as one step with its tree of refuted cubes "
+                            "(allowed on --resume; see docs/sharing.md)")
     solve.add_argument("--scheduler", metavar="ADDRESS",
-                       help="solve the cubes side by side on a Dask cluster (tcp://HOST:PORT)")
+                       help="solve the cubes, or the shared checks' cubes, side by side on a Dask cluster "
+                            "(tcp://HOST:PORT)")
     solve.add_argument("--split-after", type=split_after_argument, default=5.0, metavar="S",
-                       help="with --cubes, seconds a whole check may take before it is split (0: split every "
-                            "check)")
+                       help="with --cubes or --share, seconds a whole check may take before it is split (0: split "
+                            "every check)")
     solve.add_argument("--certify", action="store_true",
                        help="store a checked clausal (LRAT) proof of the closing UNSAT claim in the run "
                             "folder (Boolean encodings; see 'smtpuzzles certify')")

@@ -30,7 +30,8 @@ def solve_words(module, args) -> dict:
     options as given; an option of another puzzle is refused here, where the flags are known."""
     words = {"input": args.input, "unique": args.unique, "count": args.count, "engine": args.engine,
              "encoding": args.encoding, "time_limit": args.time_limit, "budget": args.budget, "cubes": args.cubes,
-             "split_after": args.split_after, "certify": args.certify, "no_guide": args.no_guide, "out": args.out}
+             "share": args.share, "split_after": args.split_after, "certify": args.certify, "no_guide": args.no_guide,
+             "out": args.out}
     for name, owners in puzzle_options_by_name().items():
         given = getattr(args, name, None)
         if module.option(name) is not None:
@@ -109,6 +110,7 @@ def solve_or_resume(args, module, progress, live):
         try:
             outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, scheduler=args.scheduler,
                                             split_after=args.split_after, cubes=args.cubes or None,
+                                            share=request.workers_shared(args.share, args.cubes, flag_of),
                                             on_step=progress.step, on_solution=progress.solution, budget=args.budget)
         finally:
             if live:
@@ -126,7 +128,7 @@ def solve_or_resume(args, module, progress, live):
                                            encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
                                            limit=asked.limit, on_step=progress.step, on_solution=progress.solution,
                                            params=asked.engine_params(), cubes=asked.cubes, scheduler=args.scheduler,
-                                           split_after=asked.split_after, budget=asked.budget)
+                                           split_after=asked.split_after, budget=asked.budget, share=asked.share)
         finally:
             if live:
                 live.stop()

@@ -130,7 +130,7 @@ RUN_KEYS = {
     "objective": str, "mode": str, "limit": (int, type(None)), "time_limit": (int, float, type(None)),
     "base": dict, "host": dict, "started": (str, type(None)), "ended": (str, type(None)), "status": str,
     "value": object, "steps": int, "last_step_sha256": str, "resumed": list, "certificate": dict, "extra": dict,
-    "proof": dict, "reference_proof": dict, "cubes": int, "search": str,
+    "proof": dict, "reference_proof": dict, "cubes": int, "search": str, "share": int,
 }
 PROOF_KEYS = {
     "format": str, "file": str, "sha256": str, "dimacs": str, "dimacs_sha256": str, "claim": dict,
@@ -171,6 +171,7 @@ def check_run(run, where: str) -> dict:
     _require(run["steps"] >= 0, "steps is negative", where)
     _require(run.get("search", "climb") in ORDERS, f"unknown search {str(run.get('search'))[:40]!r}", where)
     _require(run.get("cubes", 1) in CUBE_DEPTHS, f"cubes must be a depth of {' or '.join(map(str, CUBE_DEPTHS))}", where)
+    _require(run.get("share", 1) >= 1, "share must be a whole number of workers, at least 1", where)
     enc = run["encoding"]
     _require(isinstance(enc.get("name"), str) and _is_int(enc.get("version")) and {"name", "version"} <= set(enc)
              and set(enc) <= {"name", "version", "lemma"} and isinstance(enc.get("lemma", ""), str),
