@@ -149,7 +149,9 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
         if matches(run, spec["identity"]):
             chosen = (run_dir, run)
             break
-    cube_scheduler = spec.get("scheduler") if spec["cubes"] else None  # the batch's cluster takes the cubes
+    share = spec.get("share")
+    # The batch's cluster takes the cubes or the shared checks.
+    cube_scheduler = spec.get("scheduler") if spec["cubes"] or share else None
     if chosen is not None:
         run_dir, run = chosen
         check_intact(run_dir)
@@ -163,7 +165,7 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
         try:
             outcome, ledger = runner.resume(run_dir, time_limit=spec["time_limit"], split_after=spec["split_after"],
                                             cubes=spec["cubes"] or None, scheduler=cube_scheduler,
-                                            budget=spec.get("budget"))
+                                            budget=spec.get("budget"), share=share)
         finally:
             summary["seconds"] = time.perf_counter() - started
         summary["note"] = "resumed"
@@ -176,7 +178,7 @@ def _run_locked(spec: dict, folder: Path, summary: dict) -> None:
                                            encoding=spec["encoding"], time_limit=spec["time_limit"], mode=spec["mode"],
                                            limit=spec["options"].get("count_limit"), params=spec["params"],
                                            cubes=spec["cubes"], split_after=spec["split_after"],
-                                           scheduler=cube_scheduler, budget=spec.get("budget"))
+                                           scheduler=cube_scheduler, budget=spec.get("budget"), share=share)
         finally:
             summary["seconds"] = time.perf_counter() - started
         if earlier:

@@ -60,3 +60,14 @@ def test_share_needs_a_clausal_encoding_and_the_scheduler_needs_work_to_spread(c
     assert "--share: the posted encoding has no clausal formula to share a check of" in err
     code, _, err = cli("solve", "kingtour", "--size", 4, "--share", "two")
     assert code == 2 and "--share: 'two' is not a whole number" in err
+
+
+def test_a_batch_job_with_share_shares_its_checks(cli, tmp_path):
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text('[[job]]\nname = "k4"\npuzzle = "kingtour"\nsize = 4\nshare = 2\nsplit_after = 0\n')
+    code, _, err = cli("batch", jobs, "--out", tmp_path / "runs")
+    assert code == 0, err
+    run_dir = next((tmp_path / "runs").rglob("run.json")).parent
+    run, steps = read_ledger(run_dir)
+    assert (run["status"], run["value"], run["share"]) == ("optimal", BRUTE_4x4, 2)
+    assert any(s.get("by") == "tree" for s in steps)
