@@ -29,7 +29,7 @@ from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.splitting import check_shared, cube_client, split_cubes, split_work
 from smtpuzzles.symmetry import require as require_lemma
 
-# Reading a recorded run back (smtpuzzles.folders.readback) loads the proof checkers with it, 65 ms
+# Reading a recorded run back (smtpuzzles.auditing.readback) loads the proof checkers with it, 65 ms
 # of imports: resume and certify import it when they run, so a solve never does.
 
 
@@ -41,7 +41,7 @@ def instance_sha(canonical: dict) -> str:
 
 def todays_encoding(*args):
     """readback.todays_encoding (today's encoder for a recorded run), imported when it is called."""
-    from smtpuzzles.folders.readback import todays_encoding as build
+    from smtpuzzles.auditing.readback import todays_encoding as build
 
     return build(*args)
 
@@ -176,7 +176,7 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
            cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None,
            share: int | None = None) -> tuple[Outcome, Ledger]:
-    from smtpuzzles.folders.readback import Rules, check_replayable, recorded_instance
+    from smtpuzzles.auditing.readback import Referee, check_replayable, recorded_instance
 
     deadline = None if budget is None else time.monotonic() + budget
     # The whole folder is read and checked first (schema, caps, hash chain, seal, engine
@@ -189,7 +189,7 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     if run["status"] in ANSWERED:
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
     module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
-    check_replayable(folder, Rules(module, instance))
+    check_replayable(folder, Referee(module, instance))
     enc = guarded(module, "encode", todays_encoding, lambda: instance_named(module, instance))(
         module, instance, run, str(run_dir), "start a new run")
     # Read once, from the checked record; the time limit belongs to this session, not to the claim:
@@ -357,8 +357,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     `reference_checked_here`, its lemma count. A reference proof that fails is a ReferenceProofError:
     the closing claim's proof stays stored."""
     from smtpuzzles.proofs import proof as proofs
-    from smtpuzzles.folders import readback
-    from smtpuzzles.folders.readback import recorded_claim_terms, recorded_instance
+    from smtpuzzles.auditing import readback
+    from smtpuzzles.auditing.readback import recorded_claim_terms, recorded_instance
     from smtpuzzles.folders.ledger import store_proof
     from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
 
@@ -444,7 +444,7 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
     puzzle has none or its proof is stored already; the ProofError when there is no proof (returned,
     not raised: the claim's proof beside it is still stored). `progress` is one of `_sides`."""
     from smtpuzzles.proofs import proof as proofs
-    from smtpuzzles.folders import readback
+    from smtpuzzles.auditing import readback
 
     try:
         reference = readback.reference_query(module, instance, claim, where, timeout)
@@ -469,7 +469,7 @@ def _prove_reference(module, instance, claim: dict, run: dict, where: str, timeo
 
 
 def _stored_for(record: dict | None, query, claim: dict) -> bool:
-    from smtpuzzles.folders.readback import same_json
+    from smtpuzzles.auditing.readback import same_json
 
     return record is not None and record["dimacs_sha256"] == query.sha256 and same_json(record["claim"], claim)
 
