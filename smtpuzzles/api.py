@@ -133,12 +133,21 @@ def _api_input(key: str | None, value, kind: str) -> request.Input:
         return request.Input("inline", value, f"solve() {key}", key)
     if key == "input" and not isinstance(value, (str, Path)):
         raise InputError(f"source must be a path, text, a URL or a dict, not {type(value).__name__}", "solve()")
-    if key == "input" and isinstance(value, str) and is_url(value) and not Path(value).is_file():
+    if key == "input" and isinstance(value, str) and is_url(value) and not _is_file(value):
         return request.Input("url", value, "URL", key)
     found = _file_or_text(value, key)
     if key != "input":
         return dataclasses.replace(found, source=key)  # a file option's errors name the option
     return dataclasses.replace(found, source="text") if found.kind == "text" else found
+
+
+def _is_file(text: str) -> bool:
+    """`text` names a file: False for text no path can be (longer than a name may be, say), which
+    is then read as the puzzle's text or URL."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _names_a_file(text: str) -> bool:
@@ -151,7 +160,7 @@ def _names_a_file(text: str) -> bool:
 def _file_or_text(value, key: str) -> request.Input:
     """A file path or the text itself. A one-word path that is not there is "no such file", as the
     command line says it, not puzzle text that fails on its '/'."""
-    if isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and Path(value).is_file()):
+    if isinstance(value, Path) or (isinstance(value, str) and "\n" not in value and _is_file(value)):
         return request.Input("file", str(value), str(value), key)
     if isinstance(value, str) and _names_a_file(value) and not is_url(value):
         raise InputError("no such file", value)

@@ -182,18 +182,24 @@ def read_text_file(path: str, limit: int = MAX_INPUT_BYTES) -> str:
             return read_text_string(sys.stdin.read(limit + 1), "stdin", limit)
         return decode_text(read_capped(stream, "stdin", limit), "stdin")
     try:
-        info = os.stat(path)
+        # Opened without blocking, so a FIFO with no writer cannot hang the open; read as a stream
+        # after, so a pipe with a writer (`<(command)`) is read to its end.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise InputError("no such file", path) from None
-    except (PermissionError, NotADirectoryError, OSError) as exc:
-        raise InputError(f"cannot read ({_reason(exc)})", path) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError("is a folder, not an input file", path)
-    try:
-        with open(path, "rb") as stream:
-            data = read_capped(stream, path, limit)
     except OSError as exc:
         raise InputError(f"cannot read ({_reason(exc)})", path) from None
+    except ValueError:  # a NUL byte, or a character the system cannot name (a lone surrogate)
+        raise InputError("cannot read (a character in the path no file name can hold)", _shown(path)) from None
+    if stat.S_ISDIR(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise InputError("is a folder, not an input file", path)
+    os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            data = read_capped(stream, path, limit)
+        except OSError as exc:
+            raise InputError(f"cannot read ({_reason(exc)})", path) from None
     return decode_text(data, path)
 
 
@@ -219,6 +225,10 @@ def check_writable_folder(path: str, where: str) -> Path:
     """A folder that exists or can be made: refuses a path that names a file (or is below one)."""
     if "\x00" in path:  # no file system takes it (the API can be handed one; a command line cannot)
         raise InputError("a folder's name cannot hold a NUL character", where)
+    try:
+        os.fsencode(path)
+    except UnicodeError:  # a lone surrogate: no file name can hold it
+        raise InputError(f"a folder's name cannot hold {_shown(path)}", where) from None
     folder = Path(path)
     for part in (folder, *folder.parents):
         if part.exists():

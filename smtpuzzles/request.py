@@ -173,9 +173,12 @@ def _cubes(cubes, split_after, place: Callable[[str], str]) -> tuple[int, float]
     """(cubes, split_after): no cubes (0) or a depth of smtpuzzles.cubes.DEPTHS; 0 or a number of seconds."""
     from smtpuzzles.cubes import DEPTHS
 
-    if isinstance(cubes, bool) or cubes not in (0, *DEPTHS):
+    if type(cubes) is not int or cubes not in (0, *DEPTHS):  # 1.0 equals 1 but is no depth
         raise InputError(f"cubes must be a depth of {' or '.join(map(str, DEPTHS))}, not {cubes}", place("cubes"))
     return cubes, seconds_or_zero(split_after, place("split_after"))
+
+
+MAX_SHARE = 1024  # workers a check may be shared out to; local workers are all started at once
 
 
 def workers_shared(share, cubes: int, place: Callable[[str], str]) -> int | None:
@@ -184,6 +187,8 @@ def workers_shared(share, cubes: int, place: Callable[[str], str]) -> int | None
     if share is None:
         return None
     workers = whole_number(share, 1, place("share"), text=False)
+    if workers > MAX_SHARE:
+        raise InputError(f"{workers} workers is more than the {MAX_SHARE} a check may be shared out to", place("share"))
     if cubes:
         raise InputError("share a hard check or split it into cubes, not both", place("share"))
     return workers
