@@ -12,25 +12,41 @@ the audit never reads it anyway, it rebuilds the formula from the recorded insta
 that formula's sha-256 with run.json's (a 16x16 King's tour's base is 3 to 11 MB; results/ may
 hold 50). Such a copy is never resumed (its ledger is compressed); the run folder itself still is.
 
-Refused in one line, exit 2: a folder that is not sealed (running, killed) or that a writer holds
-(a resume, a batch), a folder the reader refuses, a name already in RESULTS_DIR. Exit 1: the audit
-of the copy finds a problem, or RESULTS_DIR would hold more than --cap MB (default 50); nothing is
-left in RESULTS_DIR then. Then add the printed [[record]] entry to RESULTS_DIR/records.toml.
+The run folder is audited first, as `smtpuzzles audit RUN_DIR` would (its reads bounded by the sizes
+today's encoder gives), before any big file is read; then each compressed file is hashed as a
+stream against the sha-256 run.json records for it, and only then read, never past the length that
+hash found: a gzip bomb costs a stream, never its expanded size in memory.
+
+The copy is made in a scratch folder of its own in RESULTS_DIR (.NAME.*.publishing, so that two
+publishes never share one) and takes its name with a rename that never replaces anything: a
+name that appeared meanwhile (another publish of the same run) is refused, and the scratch folder
+removed. Nothing this script did not create is ever deleted.
+
+Refused in one line, exit 2: a bad option, a folder that is not sealed (running, killed) or that a
+writer holds (a resume, a batch), a folder the reader refuses, a file whose text is not the one
+run.json records, a name already in RESULTS_DIR. Exit 1: the audit of the run folder or of the copy
+finds a problem, or RESULTS_DIR would hold more than --cap MB (default 50); nothing is left in
+RESULTS_DIR then. Then add the printed [[record]] entry to RESULTS_DIR/records.toml.
 Needs zopfli (pip install zopfli). About 6 s per compressed MB with one iteration.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import errno
 import gzip
 import hashlib
 import json
+import math
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.folders.bounded import read_capped
+from smtpuzzles.folders.bounded import gz_digest, read_capped
 from smtpuzzles.folders.locking import writer_active
 from smtpuzzles.folders.runfolder import (BASE, CERTIFICATE, DIMACS, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON,
                                           MAX_STEPS_FILE, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, SOLUTION,
@@ -40,7 +56,10 @@ from smtpuzzles.shown import escaped
 MB = 10 ** 6
 MAX_TEXT = 400 * 2 ** 20  # as compact_results: the largest published formula is about 80 MB of text
 COPIED = (RUN, INPUT, SOLUTION)  # copied as they are
-PROOFS = (DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF)  # recompressed when present
+PROOFS = {PROOF: ("proof", "sha256"), DIMACS: ("proof", "dimacs_sha256"),  # recompressed when present, each
+          REFERENCE_PROOF: ("reference_proof", "sha256"),  # checked against run.json's record of it
+          REFERENCE_DIMACS: ("reference_proof", "dimacs_sha256")}
+MAX_ITERATIONS = 1000  # zopfli's own default is 15; each one costs as much as the first
 
 
 class Refused(Exception):
@@ -51,14 +70,44 @@ class Refused(Exception):
         self.code = code
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (no usage block above it)
+        self.exit(2, f"publish_run: {message}\n")
+
+
+def _megabytes(least_zero: bool):
+    """An argparse type: a finite number of MB, positive (or, with `least_zero`, at least 0)."""
+    def megabytes(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of MB") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not least_zero):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a finite {'' if least_zero else 'positive '}"
+                                             f"number of MB{' (0 or more)' if least_zero else ''}")
+        return value
+    return megabytes
+
+
+def _iterations(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number from 1 to {MAX_ITERATIONS}")
+    return value
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _Parser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", type=Path, help="a sealed run folder")
     parser.add_argument("results_dir", type=Path, help="where published folders are kept (results/)")
-    parser.add_argument("--max-base", type=float, default=1.0, metavar="MB",
-                        help="leave out base.smt2.gz when its file is larger than this (default 1 MB)")
-    parser.add_argument("--iterations", type=int, default=1, help="zopfli iterations (more: smaller, slower)")
-    parser.add_argument("--cap", type=float, default=50.0, metavar="MB",
+    parser.add_argument("--max-base", type=_megabytes(least_zero=True), default=1.0, metavar="MB",
+                        help="leave out base.smt2.gz when its file is larger than this (default 1 MB; 0: always)")
+    parser.add_argument("--iterations", type=_iterations, default=1,
+                        help=f"zopfli iterations, 1 to {MAX_ITERATIONS} (more: smaller, slower)")
+    parser.add_argument("--cap", type=_megabytes(least_zero=False), default=50.0, metavar="MB",
                         help="what RESULTS_DIR may hold in all (default 50 MB)")
     args = parser.parse_args(argv)
     try:
@@ -72,6 +121,9 @@ def main(argv=None) -> int:
     except (LedgerError, Refused) as exc:  # folder text in it: shown escaped, as the commands show it
         print(f"publish_run: {escaped(exc)}", file=sys.stderr)
         return getattr(exc, "code", 2)
+    except OSError as exc:  # a folder that cannot be read or written (permissions, a full disk)
+        print(f"publish_run: {escaped(exc.filename or args.results_dir)}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -79,7 +131,9 @@ def publish(run_dir: Path, results_dir: Path, compress, max_base: int, cap: int)
     if not results_dir.is_dir():
         raise Refused(f"{results_dir}: no such folder")
     name = run_dir.resolve().name
-    target, scratch = results_dir / name, results_dir / f".{name}.publishing"
+    if not name:
+        raise Refused(f"{run_dir}: not a run folder")
+    target = results_dir / name
     if target.exists() or target.is_symlink():
         raise Refused(f"{target}: already published (remove it first to publish again)")
     # Only asked, never taken: the lock would be written into the folder, which may not be ours to
@@ -89,22 +143,68 @@ def publish(run_dir: Path, results_dir: Path, compress, max_base: int, cap: int)
     if not folder.finished:
         raise Refused(f"{run_dir}: the run is not sealed (status running: still running, or killed); "
                       "resume it to an end first")
-    if scratch.exists():
-        shutil.rmtree(scratch)  # what an interrupted publish of this name left
-    scratch.mkdir()
+    _audit(run_dir, "the run folder")  # before anything big is read: its reads are bounded
+    # A scratch folder of this publish's own: another publish of the same name makes its own, and
+    # whatever else lies in RESULTS_DIR (an older .NAME.publishing) is never touched.
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".publishing", dir=results_dir))
     try:
         _copy(folder, scratch, compress, max_base)
         _not_written(run_dir)
         report = _check(scratch, results_dir, cap)
+        _rename_new(scratch, target)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)  # ours: made by mkdtemp above
         raise
-    scratch.rename(target)
     print(f"published {escaped(target)}; check it with: smtpuzzles audit {escaped(target)}")
     print(f"\nits entry for {results_dir / 'records.toml'}:\n[[record]]\nfolder = {json.dumps(name)}\n"
           f"puzzle = {json.dumps(report.puzzle)}\nboard = {json.dumps(report.instance.get('description', ''))}\n"
           f"status = {json.dumps(report.status)}")
     return target
+
+
+_RENAME_NOREPLACE = 1
+
+
+def _rename_new(scratch: Path, target: Path) -> None:
+    """`scratch` takes the name `target`, which must not exist: never replacing or merging into a
+    folder (os.rename would replace an empty one), a file or a symlink that appeared meanwhile."""
+    taken = Refused(f"{target}: already published meanwhile (another publish of the same run?); "
+                    "this copy is not kept")
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):  # not Linux, or a C library without it
+        renameat2 = None
+    if renameat2 is not None:
+        at_cwd = -100
+        if renameat2(at_cwd, os.fsencode(scratch), at_cwd, os.fsencode(target), _RENAME_NOREPLACE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise taken
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # a file system without the flag: below
+            raise OSError(code, os.strerror(code), str(target))
+    # Asked, then renamed: in the moment between, os.rename could only replace an empty folder (a
+    # non-empty one, a file or a symlink makes it fail), so nothing recorded is lost even then.
+    if target.exists() or target.is_symlink():
+        raise taken
+    try:
+        os.rename(scratch, target)
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        raise taken from None
+    except OSError as exc:
+        if exc.errno == errno.ENOTEMPTY:
+            raise taken from None
+        raise
+
+
+def _audit(path: Path, what: str):
+    from smtpuzzles.auditing.auditor import audit
+
+    report = audit(path)
+    if not report.ok:
+        failed = next(f for f in report.findings if f.ok is False)
+        raise Refused(f"the audit of {what} fails ({failed.section}: {failed.text})", 1)
+    return report
 
 
 def _not_written(run_dir: Path) -> None:
@@ -113,7 +213,7 @@ def _not_written(run_dir: Path) -> None:
 
 
 def _copy(folder, scratch: Path, compress, max_base: int) -> None:
-    source = folder.path
+    source, run = folder.path, folder.run
     for name, cap in zip(COPIED, (MAX_RUN_JSON, MAX_RUN_JSON, MAX_SOLUTION_JSON)):
         data = read_capped(source, name, cap, name, required=name == RUN)
         if data is not None:
@@ -122,23 +222,46 @@ def _copy(folder, scratch: Path, compress, max_base: int) -> None:
         read_gz(source, STEPS_GZ, MAX_STEPS_FILE, STEPS_GZ)
     _write_gz(scratch / STEPS_GZ, steps, compress)
     base_size = (source / BASE).stat().st_size if (source / BASE).is_file() else None
+    base = None
     if base_size is not None and base_size > max_base:
         print(f"{BASE:22} {base_size:>12,} bytes: left out (past {max_base:,}); the audit rebuilds it from the instance")
     elif base_size is not None:
-        _write_gz(scratch / BASE, read_gz(source, BASE, MAX_TEXT, BASE), compress)
-    certificate = read_gz(source, CERTIFICATE, MAX_TEXT, CERTIFICATE)
+        base = _read_recorded(source, BASE, run["base"]["sha256"])
+        _write_gz(scratch / BASE, base, compress)
+    record = run.get("certificate")
+    certificate = _read_recorded(source, CERTIFICATE, record and record["sha256"], "closing certificate")
     if certificate is not None:
-        if base_size is not None and _is_base_plus_closing(folder, certificate):
+        if base_size is not None and _is_base_plus_closing(folder, base, certificate):
             print(f"{CERTIFICATE:22} left out: the base formula plus the closing step's assertions")
         else:
             _write_gz(scratch / CERTIFICATE, certificate, compress)
-    for name in PROOFS:
-        text = read_gz(source, name, MAX_TEXT, name)
+    for name, (key, field) in PROOFS.items():
+        record = run.get(key)
+        text = _read_recorded(source, name, record and record[field], key.replace("_", " "),
+                              record["bytes"] if record and field == "sha256" else MAX_TEXT)
         if text is not None:
             _write_gz(scratch / name, text, compress)
 
 
-def _is_base_plus_closing(folder, certificate: bytes) -> bool:
+def _read_recorded(source: Path, name: str, sha256: str | None, recorded_as: str = "", length: int = MAX_TEXT):
+    """The text of `source/name` (None when missing), which must be the one run.json records:
+    hashed first as a stream (a compressed bomb costs no memory, and stops past `length`, the
+    recorded length where there is one), then read, never past the length that hash found."""
+    digest = gz_digest(source, name, min(length, MAX_TEXT), name)
+    if digest is None:
+        return None
+    if sha256 is None:
+        raise Refused(f"{source / name}: run.json records no {recorded_as} this file would be; not published")
+    if digest[0] != sha256:
+        raise Refused(f"{source / name}: its text is not the one run.json records (sha-256"
+                      f"{', or longer than recorded' if digest[0] == 'larger' else ''}); not published")
+    text = read_gz(source, name, digest[1], name)
+    if text is None or hashlib.sha256(text).hexdigest() != sha256:
+        raise Refused(f"{source / name}: changed while it was being published")
+    return text
+
+
+def _is_base_plus_closing(folder, base: bytes | None, certificate: bytes) -> bool:
     """Whether the certificate is exactly the folder's base formula, the closing step's assertions
     and check-sat (what the audit builds, and anyone can from a folder that keeps its base)."""
     record = folder.run.get("certificate")
@@ -146,7 +269,10 @@ def _is_base_plus_closing(folder, certificate: bytes) -> bool:
         return False
     closing = folder.steps[record["step"]]
     tail = "".join(f"(assert {a})\n" for a in closing["assumptions"]) + "(check-sat)\n(exit)\n"
-    base = read_gz(folder.path, BASE, MAX_TEXT, BASE)
+    if base is None:
+        base = _read_recorded(folder.path, BASE, folder.run["base"]["sha256"])
+        if base is None:
+            return False
     return hashlib.sha256(base + tail.encode()).digest() == hashlib.sha256(certificate).digest()
 
 
@@ -160,12 +286,7 @@ def _write_gz(path: Path, text: bytes, compress) -> None:
 
 def _check(scratch: Path, results_dir: Path, cap: int):
     """The audit of the copy (as anyone will run it), and RESULTS_DIR's total against its cap."""
-    from smtpuzzles.auditing.auditor import audit
-
-    report = audit(scratch)
-    if not report.ok:
-        failed = next(f for f in report.findings if f.ok is False)
-        raise Refused(f"the audit of the copy fails ({failed.section}: {failed.text})", 1)
+    report = _audit(scratch, "the copy")
     total = sum(p.stat().st_size for p in results_dir.rglob("*") if p.is_file() and not p.is_symlink())
     if total > cap:
         raise Refused(f"{results_dir} would hold {total:,} bytes, past its cap of {cap:,}", 1)
