@@ -193,7 +193,6 @@ def test_publishing_refuses_an_unsealed_a_locked_or_a_published_folder(cli):
 
 
 def test_the_publish_script_end_to_end(cli, capsys):
-    pytest.importorskip("zopfli")
     run_dir = finished_run(cli)
     results = cli.tmp_path / "results"
     results.mkdir()
