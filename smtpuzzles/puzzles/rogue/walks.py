@@ -91,6 +91,13 @@ DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 def walk_of(dungeon: Dungeon, solution: dict) -> tuple[list | None, str | None]:
     """(cells of the walk, None), or (None, what is wrong with its shape)."""
+    cells, shape = _walk(dungeon, solution)
+    return (None, shape) if shape else (list(cells), None)
+
+
+def _walk(dungeon: Dungeon, solution: dict):
+    """`walk_of`, with the cells of a walk of numpad keys made one at a time as they are read (a
+    forged walk of millions of keys is never a list of millions of cells)."""
     if "moves" in solution:
         if "path" in solution:
             return None, "the solution has both a path and moves (one walk, in either form)"
@@ -100,14 +107,7 @@ def walk_of(dungeon: Dungeon, solution: dict) -> tuple[list | None, str | None]:
         bad = re.search(r"[^12346789]", moves)
         if bad:
             return None, f"move {bad.start() + 1} is {bad.group()[:1]!r}, not a numpad key (1-4, 6-9)"
-        r, c = dungeon.start
-        cells = [(r, c)]
-        for key in moves:
-            dr, dc = KEYS[key]
-            r += dr
-            c += dc
-            cells.append((r, c))
-        return cells, None
+        return _stepped(dungeon.start, moves), None
     path = solution.get("path")
     if not isinstance(path, list) or not path:
         return None, "the solution has no path"
@@ -118,7 +118,18 @@ def walk_of(dungeon: Dungeon, solution: dict) -> tuple[list | None, str | None]:
         cells.append((p[0], p[1]))
     if cells[0] != dungeon.start:
         return None, f"the path starts at {list(cells[0])}, not at @ {list(dungeon.start)}"
-    return cells, None
+    return iter(cells), None
+
+
+def _stepped(start: tuple, moves: str):
+    """The cells of a walk of numpad keys from `start`, `start` first."""
+    r, c = start
+    yield r, c
+    for key in moves:
+        dr, dc = KEYS[key]
+        r += dr
+        c += dc
+        yield r, c
 
 
 def referee(dungeon: Dungeon, solution: dict) -> list[str]:
@@ -128,16 +139,22 @@ def referee(dungeon: Dungeon, solution: dict) -> list[str]:
     return _every_problem(dungeon, solution)
 
 
+# Callers show at most three problems (the first in an audit, "; ".join(problems[:3]) in a run).
+SHOWN = 3
+
+
 def _every_problem(dungeon: Dungeon, solution: dict) -> list[str]:
     """The referee step by step, each broken rule in words (also what says why a walk fails the
-    all-at-once check of `replayed`)."""
-    cells, shape = walk_of(dungeon, solution)
+    all-at-once check of `replayed`): the first SHOWN of them, the steps' in walk order and then the
+    closed set's. It stops there, so a forged walk of millions of bad steps costs a few messages,
+    and reads the walk a cell at a time, so no list of its cells is made for a walk of moves."""
+    cells, shape = _walk(dungeon, solution)
     if shape:
         return [shape]
     problems = []
     height, width, rows = dungeon.height, dungeon.width, dungeon.rows
-    for i in range(1, len(cells)):
-        p, q = cells[i - 1], cells[i]
+    p = next(cells)
+    for i, q in enumerate(cells, 1):
         r, c = q
         if not (0 <= r < height and 0 <= c < width) or rows[r][c] not in WALKABLE:
             problems.append(f"step {i} enters {list(q)}, which is not an empty or gold cell")
@@ -146,6 +163,9 @@ def _every_problem(dungeon: Dungeon, solution: dict) -> list[str]:
         elif not dungeon.allowed(p, q):
             m = sorted(dungeon.watchers_of(p) & dungeon.watchers_of(q))[0]
             problems.append(f"step {i} from {list(p)} to {list(q)} stays next to the monster at {list(m)} for two turns")
+        if len(problems) == SHOWN:
+            return problems
+        p = q
     problem = check_closed(dungeon, solution)[1]
     if problem:
         problems.append(problem)
@@ -219,10 +239,10 @@ def value(dungeon: Dungeon, solution: dict) -> int:
             return walk.gold
     gold = set(dungeon.gold)
     if "moves" in solution:
-        cells, shape = walk_of(dungeon, solution)
+        cells, shape = _walk(dungeon, solution)
         if shape:
             raise ValueError(shape)
-        return len(set(cells) & gold)
+        return len(gold.intersection(cells))
     return len({tuple(p) for p in solution["path"]} & gold)
 
 
@@ -268,6 +288,7 @@ ONE_HOT = bytes.maketrans(bytes(range(8)), bytes(1 << d for d in range(8)))
 # For each direction, 1 on the masks that allow a step that way.
 QUIET_TOWARDS = tuple(bytes(0 if mask & SHARED[d] else 1 for mask in range(256)) for d in range(8))
 WALKABLE_KIND = bytes([0, 1] + [0] * 254)  # Grid.kind -> 1 on walkable cells
+STRETCH = 1 << 16  # steps of a walk replayed at once
 
 
 def _keys_only(moves) -> bool:
@@ -291,24 +312,31 @@ class Replayed:
     def __init__(self, dungeon: Dungeon, moves: str):
         grid = dungeon.grid
         steps = [grid.index(d) - grid.index((0, 0)) for d in DIRECTIONS]
-        ways = moves.encode("ascii").translate(STEP_OF_KEY)
-        at = array("q", accumulate(map(steps.__getitem__, ways), initial=grid.index(dungeon.start)))
-        self.moves, self.gold = moves, 0
-        # Every cell entered is walkable and every step leaves its cell in a direction no monster
-        # next to both ends watches: `dungeon.wakes` forbids every direction out of a cell that is not
-        # walkable, so a step onto one fails at the next step, and the last cell is looked at alone.
-        # On a map with a border of walls, a walk that leaves the map enters a border cell first:
-        # the flat indices name the true cells up to there.
-        try:
-            wakes = bytes(map(dungeon.wakes.__getitem__, at))
-        except IndexError:  # past the border's far end: it was crossed first
-            self.clean = False
-            return
-        self.clean = grid.kind[at[-1]] == 1 and not (
-            int.from_bytes(wakes[:-1], "little") & int.from_bytes(ways.translate(ONE_HOT), "little"))
+        wakes, gold_marks = dungeon.wakes, dungeon.gold_marks
+        at = grid.index(dungeon.start)
+        self.moves, self.gold, self.clean = moves, 0, False
+        taken = {at} if gold_marks[at] else set()
+        # A stretch of the walk at a time (its flat indices are 8 bytes a step: a forged walk of
+        # millions of keys is never one array of them), stopping at the first stretch that fails.
+        for lo in range(0, len(moves), STRETCH):
+            ways = moves[lo:lo + STRETCH].encode("ascii").translate(STEP_OF_KEY)
+            cells = array("q", accumulate(map(steps.__getitem__, ways), initial=at))
+            # Every cell entered is walkable and every step leaves its cell in a direction no
+            # monster next to both ends watches: `dungeon.wakes` forbids every direction out of a
+            # cell that is not walkable, so a step onto one fails at the next step, and the last
+            # cell is looked at alone. On a map with a border of walls, a walk that leaves the map
+            # enters a border cell first: the flat indices name the true cells up to there.
+            try:
+                woken = bytes(map(wakes.__getitem__, cells))
+            except IndexError:  # past the border's far end: it was crossed first
+                return
+            if int.from_bytes(woken[:-1], "little") & int.from_bytes(ways.translate(ONE_HOT), "little"):
+                return
+            taken.update(compress(cells, map(gold_marks.__getitem__, cells)))
+            at = cells[-1]
+        self.clean = grid.kind[at] == 1
         if self.clean:
-            gold = dungeon.gold_marks
-            self.gold = len(set(compress(at, map(gold.__getitem__, at))))
+            self.gold = len(taken)
 
 
 def replayed(dungeon: Dungeon, moves: str) -> Replayed:
