@@ -18,10 +18,9 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
-import time
 from concurrent import futures as cf
 
+from smtpuzzles.children import tie_to_parent
 from smtpuzzles.sharing import worker
 from smtpuzzles.sharing.worker import Base, Question
 
@@ -36,7 +35,7 @@ class LocalPool:
         self.workers = workers
         self._stop = context.Value("q", 0, lock=False)  # the highest question serial settled
         self._executor = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_local,
-                                                initargs=(base, self._stop, os.getpid(), solver))
+                                                initargs=(base, self._stop, solver))
 
     def submit(self, question: Question, serial: int, cube: tuple[int, ...], budget: int, levels: int,
                cap: float | None = None):
@@ -64,17 +63,12 @@ class LocalPool:
 _local: dict = {}
 
 
-def _start_local(base: Base, stop, parent: int, solver: str) -> None:
+def _start_local(base: Base, stop, solver: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent takes Ctrl-C and stops the cubes
+    # Ended with the parent even inside a solver call that holds the interpreter (the kernel's
+    # signal; a polling thread alone waits for the call to return), as the batch's workers are.
+    tie_to_parent()
     _local.update(base=base, stop=stop, solver=solver)
-    threading.Thread(target=_exit_without, args=(parent,), daemon=True).start()
-
-
-def _exit_without(parent: int) -> None:
-    """End this worker when its parent is gone (killed without closing the pool)."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(0)
 
 
 def _local_cube(question: Question, serial: int, cube, budget: int, levels: int, cap: float | None) -> dict:
