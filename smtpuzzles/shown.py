@@ -9,7 +9,10 @@ string as markup. So every character that does not print is shown as its Python 
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # rich is loaded only where a picture is drawn: `solve --json` and plain lines need none of it
+    from rich.text import Text
 
 
 def escaped(value: object) -> str:
@@ -22,4 +25,6 @@ def escaped(value: object) -> str:
 
 def plain(value: object, style: str = "") -> Text:
     """`value` escaped, as rich Text (never read as markup or emoji codes)."""
+    from rich.text import Text
+
     return Text(escaped(value), style=style)

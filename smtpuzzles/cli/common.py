@@ -33,6 +33,26 @@ def value_field(value) -> str:
     return value
 
 
+def stderr_is_terminal() -> bool:
+    """Whether rich's `Console(stderr=True).is_terminal` holds (the live display, and no plain
+    progress lines), without loading rich, which the JSON and plain paths do not need: stderr's
+    isatty, as rich asks it. Where rich would look further (TTY_COMPATIBLE or FORCE_COLOR set,
+    IPython, IDLE), rich itself is asked (tests/test_cli_startup.py holds the two to one answer)."""
+    import builtins
+
+    if hasattr(builtins, "get_ipython") or str(getattr(sys.stdin, "__module__", "")).startswith("idlelib") \
+            or "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        from rich.console import Console
+
+        return Console(stderr=True).is_terminal
+    stream = getattr(sys.stderr, "rich_proxied_file", sys.stderr)
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return False if isatty is None else bool(isatty())
+    except ValueError:  # a closed file
+        return False
+
+
 def quiet_stdout() -> None:
     """After a broken pipe: point stdout at /dev/null so the exit flush raises nothing either."""
     try:

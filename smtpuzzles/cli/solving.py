@@ -1,5 +1,8 @@
 """`solve` and `certify`: reading the request, the run with its live view or plain progress lines,
-the answer and its pictures, and the proofs."""
+the answer and its pictures, and the proofs.
+
+rich is loaded only where something is drawn (the live display, the pictures, certify's lines on a
+terminal): `solve --json` and plain progress lines need none of it (start-up, docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -7,10 +10,6 @@ import json
 import sys
 import time
 from pathlib import Path
-
-from rich.console import Console, Group
-from rich.live import Live
-from rich.text import Text
 
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
@@ -20,8 +19,7 @@ from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
 from smtpuzzles.ticker import Ticker, pace
-from smtpuzzles.render import pipe_console, print_all, status_text, summary_panel
-from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, value_field
+from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, stderr_is_terminal, value_field
 from smtpuzzles.cli.parser import puzzle_options_by_name
 
 
@@ -87,10 +85,13 @@ def cmd_solve(args) -> int:
     module = puzzles.get(args.puzzle)  # an unknown name is refused before anything else
     if args.svg:
         check_new_file(args.svg, "--svg")  # before solving, not after minutes of it
-    err = Console(stderr=True)
+    err = ErrorConsole()
     progress = ProgressView(module)
-    live = Live(progress, console=err, refresh_per_second=4, transient=True) \
-        if (err.is_terminal and not args.json and args.progress != "json") else None
+    live = None
+    if err.is_terminal and not args.json and args.progress != "json":
+        from rich.live import Live
+
+        live = Live(progress, console=err.console, refresh_per_second=4, transient=True)
     # Off a terminal (a log, nohup, a pipe), a plain line every --progress-every seconds instead
     # (with --progress json, a JSON object a line, on a terminal too).
     ticker = Ticker(progress.plain_line, pace(args.progress_every, err.is_terminal, args.progress),
@@ -98,6 +99,26 @@ def cmd_solve(args) -> int:
     with ticker:
         outcome, ledger, module, instance = solve_or_resume(args, module, progress, live)
     return finish_solve(args, module, instance, outcome, ledger, err)
+
+
+class ErrorConsole:
+    """rich's `Console(stderr=True)` as `solve` and `certify` use it, made only when something is
+    printed through it: whether stderr is a terminal is decided as rich decides it, without rich."""
+
+    def __init__(self):
+        self.is_terminal = stderr_is_terminal()
+        self._console = None
+
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        return self._console
+
+    def print(self, *objects, **how) -> None:
+        self.console.print(*objects, **how)
 
 
 def solve_or_resume(args, module, progress, live):
@@ -162,12 +183,15 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
         # No solution at all is a complete count of zero (the UNSAT first step proves it).
         payload["count"] = extra.get("count", 0)
         payload["count_complete"] = extra.get("count_complete", outcome.status == "infeasible")
-    shown = solve_pictures(module, instance, outcome, payload, run, ledger)
+    # The pictures only where they are shown: the terminal's, or the SVG of a puzzle without a drawing.
+    shown = solve_pictures(module, instance, outcome, payload, run, ledger) if not args.json or args.svg else None
     try:
         if args.json:
             print(json.dumps(payload))
             sys.stdout.flush()
         else:
+            from smtpuzzles.render import pipe_console, print_all
+
             print_all(pipe_console(), shown)
     except BrokenPipeError:  # `--json | head`: the run is recorded; the reader just stopped reading
         quiet_stdout()
@@ -180,6 +204,10 @@ def finish_solve(args, module, instance, outcome, ledger, err) -> int:
 
 def solve_pictures(module, instance, outcome, payload: dict, run: dict, ledger) -> list:
     """The summary and the pictures of a solve, laid out for 80 columns."""
+    from rich.text import Text
+
+    from smtpuzzles.render import status_text, summary_panel
+
     extra = outcome.extra or {}
     fields = [("status", status_text(outcome.status)), ("value", value_field(payload["value"]))]
     if "unique" in payload:
@@ -263,6 +291,9 @@ class ProgressView:
         return {"puzzle": self.puzzle.NAME, **record(self._summary, value, self.clock() - self.last_step)}
 
     def __rich__(self):
+        from rich.console import Group
+        from rich.text import Text
+
         elapsed = self.clock() - self.started
         # One line, cut at the terminal's edge: the words of a 12x12 claim run to 200 characters.
         head = Text(f"{self.puzzle.NAME}  {elapsed:6.1f}s  {counted(self.checks, 'step')}  ", style="bold cyan",
@@ -305,7 +336,7 @@ def cmd_certify(args) -> int:
 
     from smtpuzzles.proofs.proof import ProofError
 
-    err = Console(stderr=True)
+    err = ErrorConsole()
     try:
         run = certify_saying(Path(args.run_dir), err, args.progress_every, timeout=args.time_limit)
     except ProofError as exc:  # the run is fine; there is just no proof of it (a time limit, say)

@@ -1,0 +1,85 @@
+"""Start-up of `solve`: what a run loads that its output does not need.
+
+Structural guards, not timings (scripts/bench_rogue.py and scripts/bench_startup.py measure): each
+check runs the command in a fresh interpreter and reads `sys.modules` afterwards. `solve --json`
+prints no picture, so it must not load rich; the decision that used to ask rich (is stderr a
+terminal?) is held here to rich's own answer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from smtpuzzles.cli.common import stderr_is_terminal
+
+
+def modules_after(argv: list[str], tmp_path, stdin: str | None = None) -> tuple[int, str, set[str]]:
+    """(exit status, stdout before the probe's line, top-level modules loaded) of `main(argv)` in a
+    fresh interpreter, run in `tmp_path`."""
+    code = ("import json, sys\nfrom smtpuzzles.cli import main\nstatus = main(%r)\nsys.stdout.flush()\n"
+            "print('\\n' + json.dumps([status, sorted({m.split('.')[0] for m in sys.modules})]))" % (argv,))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          input=stdin)
+    assert done.returncode == 0, done.stderr
+    out, _, last = done.stdout.rstrip("\n").rpartition("\n")
+    status, loaded = json.loads(last)
+    return status, out, set(loaded)
+
+
+def test_solve_json_loads_no_rich(tmp_path):
+    (tmp_path / "map.txt").write_text("@.$\n")
+    status, out, loaded = modules_after(["solve", "rogue", "map.txt", "--json", "--out", "runs"], tmp_path)
+    assert status == 0 and json.loads(out)["value"] == 1
+    assert "rich" not in loaded
+
+
+def test_solve_json_of_another_puzzle_loads_no_rich_either(tmp_path):
+    status, out, loaded = modules_after(["solve", "kingtour", "--size", "4", "--box", "2x2", "--json", "--out", "runs"],
+                                        tmp_path)
+    assert status == 0 and json.loads(out)["status"] == "optimal"
+    assert "rich" not in loaded
+
+
+def test_the_guard_can_fail_the_picture_loads_rich(tmp_path):
+    """The same run drawn as a picture does load rich: the check above looks where rich would be."""
+    (tmp_path / "map.txt").write_text("@.$\n")
+    status, out, loaded = modules_after(["solve", "rogue", "map.txt", "--out", "runs"], tmp_path)
+    assert status == 0 and "gold taken: 1 of 1" in out
+    assert "rich" in loaded
+
+
+class Stream(io.StringIO):
+    def __init__(self, answer):
+        super().__init__()
+        self.answer = answer
+
+    def isatty(self):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+class NoIsatty:
+    def write(self, text):
+        return len(text)
+
+
+@pytest.mark.parametrize("stream", [Stream(True), Stream(False), Stream(ValueError("closed")), NoIsatty(), None],
+                         ids=["tty", "file", "closed", "no-isatty", "none"])
+@pytest.mark.parametrize("environ", [{}, {"TTY_COMPATIBLE": "0"}, {"TTY_COMPATIBLE": "1"}, {"TTY_COMPATIBLE": "x"},
+                                     {"FORCE_COLOR": ""}, {"FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "", "FORCE_COLOR": "1"}],
+                         ids=str)
+def test_stderr_is_a_terminal_exactly_when_rich_says_so(monkeypatch, stream, environ):
+    from rich.console import Console
+
+    for name in ("TTY_COMPATIBLE", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert stderr_is_terminal() is Console(stderr=True).is_terminal
