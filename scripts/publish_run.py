@@ -33,13 +33,10 @@ Needs zopfli (pip install zopfli). About 6 s per compressed MB with one iteratio
 from __future__ import annotations
 
 import argparse
-import ctypes
-import errno
 import gzip
 import hashlib
 import json
 import math
-import os
 import shutil
 import sys
 import tempfile
@@ -48,6 +45,7 @@ from pathlib import Path
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.bounded import gz_digest, read_capped
 from smtpuzzles.folders.locking import writer_active
+from smtpuzzles.folders.renaming import rename_new
 from smtpuzzles.folders.runfolder import (BASE, CERTIFICATE, DIMACS, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON,
                                           MAX_STEPS_FILE, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, SOLUTION,
                                           STEPS, STEPS_GZ, open_run, read_gz, steps_name)
@@ -162,39 +160,11 @@ def publish(run_dir: Path, results_dir: Path, compress, max_base: int, cap: int)
     return target
 
 
-_RENAME_NOREPLACE = 1
-
-
 def _rename_new(scratch: Path, target: Path) -> None:
-    """`scratch` takes the name `target`, which must not exist: never replacing or merging into a
-    folder (os.rename would replace an empty one), a file or a symlink that appeared meanwhile."""
-    taken = Refused(f"{target}: already published meanwhile (another publish of the same run?); "
-                    "this copy is not kept")
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):  # not Linux, or a C library without it
-        renameat2 = None
-    if renameat2 is not None:
-        at_cwd = -100
-        if renameat2(at_cwd, os.fsencode(scratch), at_cwd, os.fsencode(target), _RENAME_NOREPLACE) == 0:
-            return
-        code = ctypes.get_errno()
-        if code == errno.EEXIST:
-            raise taken
-        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # a file system without the flag: below
-            raise OSError(code, os.strerror(code), str(target))
-    # Asked, then renamed: in the moment between, os.rename could only replace an empty folder (a
-    # non-empty one, a file or a symlink makes it fail), so nothing recorded is lost even then.
-    if target.exists() or target.is_symlink():
-        raise taken
-    try:
-        os.rename(scratch, target)
-    except (FileExistsError, NotADirectoryError, IsADirectoryError):
-        raise taken from None
-    except OSError as exc:
-        if exc.errno == errno.ENOTEMPTY:
-            raise taken from None
-        raise
+    """`scratch` takes the name `target`, which must not exist (smtpuzzles.folders.renaming)."""
+    if not rename_new(scratch, target):
+        raise Refused(f"{target}: already published meanwhile (another publish of the same run?); "
+                      "this copy is not kept")
 
 
 def _audit(path: Path, what: str):

@@ -1,0 +1,88 @@
+"""A resumable working copy of a published run folder.
+
+A published folder (scripts/publish_run.py) keeps its ledger compressed (steps.jsonl.gz) and may
+leave its base formula out; it is never written to, so it is never resumed. Its working copy holds
+the same ledger as steps.jsonl and the base formula rebuilt by today's encoder from the recorded
+instance, accepted only when its sha-256 is the one run.json records. The copy is made in a scratch
+folder and checked there, as a resume checks a folder (every file read again from the copy, which
+nobody else writes), then takes the published folder's name under OUT, never replacing anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from smtpuzzles.errors import InputError
+from smtpuzzles.folders.bounded import read_capped, read_gz
+from smtpuzzles.folders.ledger import write_atomic, write_gz
+from smtpuzzles.folders.renaming import rename_new
+from smtpuzzles.folders.runfolder import (BASE, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON, MAX_STEPS_FILE, RUN,
+                                          SOLUTION, STEPS, STEPS_GZ, open_run, read_run_json, steps_name)
+from smtpuzzles.folders.statuses import ANSWERED
+
+COPIED = ((RUN, MAX_RUN_JSON), (INPUT, MAX_RUN_JSON), (SOLUTION, MAX_SOLUTION_JSON))
+
+
+def working_copy(published: Path, out_dir: Path) -> Path:
+    """The working copy of `published` under `out_dir`, by the same name; refused in one line
+    (InputError or LedgerError, naming the place) when the folder is not a published unfinished
+    run, today's encoder writes another base formula, or the name is taken."""
+    published, out_dir = Path(published), Path(out_dir)
+    run = read_run_json(published)
+    if steps_name(published) != STEPS_GZ:
+        raise InputError(f"its ledger is not compressed ({STEPS}): it is a working folder already; resume it, "
+                         "or a plain copy of it", str(published))
+    if run["status"] in ANSWERED:
+        raise InputError(f"the run is finished ({run['status']}); nothing to resume", str(published))
+    target = out_dir / published.resolve().name
+    if target.exists() or target.is_symlink():
+        raise InputError("already exists; resume that, or unpack into another folder", str(target))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".unpacking", dir=out_dir))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(scratch, 0o777 & ~umask)  # as a run folder is made (mkdtemp makes it 0700)
+    except OSError as exc:
+        raise InputError(f"cannot make a folder there ({exc.strerror})", str(out_dir)) from None
+    try:
+        for name, cap in COPIED:
+            data = read_capped(published, name, cap, name, required=name == RUN)
+            if data is not None:
+                write_atomic(scratch / name, data, sync=False)
+        write_atomic(scratch / STEPS, read_gz(published, STEPS_GZ, MAX_STEPS_FILE, STEPS_GZ) or b"", sync=False)
+        _rebuild_base(scratch)
+        _sync(scratch)
+        if not rename_new(scratch, target):
+            raise InputError("appeared meanwhile (another unpack?); this copy is not kept", str(target))
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)  # ours: made by mkdtemp above
+        raise
+    return target
+
+
+def _rebuild_base(scratch: Path) -> None:
+    """The copy checked as a resume checks it, and its base formula written from today's encoder."""
+    from smtpuzzles.auditing.readback import recorded_instance, todays_encoding
+
+    folder = open_run(scratch)  # schema, caps, hash chain and seal, read from our own copy
+    if folder.run["status"] in ANSWERED:
+        raise InputError(f"the run is finished ({folder.run['status']}); nothing to resume", str(scratch / RUN))
+    module, instance = recorded_instance(folder.run, str(scratch / RUN))
+    # Refused unless it writes the recorded base formula (its sha-256 is run.json's).
+    enc = todays_encoding(module, instance, folder.run, str(scratch / RUN), "it cannot be resumed here")
+    write_gz(scratch / BASE, enc.formula.document(), sync=False)
+
+
+def _sync(folder: Path) -> None:
+    for name in os.listdir(folder):
+        with open(folder / name, "rb") as handle:
+            os.fsync(handle.fileno())
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
