@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -18,15 +17,29 @@ from smtpuzzles.errors import InputError
 if TYPE_CHECKING:  # importlib.abc's before 3.11, importlib.resources.abc's after
     from importlib.resources.abc import Traversable
 
-# A Traversable, not a Path: read through importlib.resources, it is found wherever the package is
-# (a checkout, an installed wheel, a zip).
-EXAMPLES = resources.files("smtpuzzles") / "examples"
 JOB_FILE = "examples.toml"  # the model job file, at the top of the folder; its inputs are beside it
 DEFAULT_OUT = "smtpuzzles-examples"
 
 
-def bundled_files(folder: Traversable = EXAMPLES, prefix: str = "") -> Iterator[tuple[str, Traversable]]:
+def examples_folder() -> Traversable:
+    """EXAMPLES: a Traversable, not a Path: read through importlib.resources, it is found wherever the
+    package is (a checkout, an installed wheel, a zip)."""
+    from importlib import resources
+
+    return resources.files("smtpuzzles") / "examples"
+
+
+def __getattr__(name: str):
+    # EXAMPLES is made when first asked for: importlib.resources is not needed to solve (start-up).
+    if name == "EXAMPLES":
+        globals()["EXAMPLES"] = examples = examples_folder()
+        return examples
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def bundled_files(folder: Traversable | None = None, prefix: str = "") -> Iterator[tuple[str, Traversable]]:
     """(path relative to the examples folder, the file) for every bundled file, in name order."""
+    folder = examples_folder() if folder is None else folder
     if not folder.is_dir():
         raise InputError("the bundled examples are missing from this installation (reinstall smtpuzzles)",
                          str(folder))

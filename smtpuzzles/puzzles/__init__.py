@@ -5,22 +5,27 @@ are modules of this package; a third-party package registers its own the same wa
 examples/plugin/). `get(name)` hands out the puzzle wrapped as a `contract.Puzzle`, so the commands
 call every hook, optional or not, the same way. A plugin that fails to import or breaks the contract
 is left out and named: `get` and `solve --help` say why, and every other puzzle still works.
+
+Start-up: `get` of a built-in loads that puzzle alone, without importlib.metadata's scan and the
+other puzzles, when the installed packages' entry-point files (read directly, a few hundred
+microseconds) declare no puzzle but the built-ins as they are; then discovery would find exactly
+the built-ins. Anything else (a plug-in, a stale declaration, a path entry that is a zip file or an
+egg, a finder of distributions other than Python's own) is discovered through the entry points,
+as is every listing of the puzzles (`names`, `all_puzzles`, `registry`, `solve --help`).
 """
 
 from __future__ import annotations
 
 import difflib
+import importlib
+import os
+import sys
 from dataclasses import dataclass, field
-from importlib import metadata
 
-from smtpuzzles.bundled import EXAMPLES
 from smtpuzzles.contract import ContractError, Puzzle
 from smtpuzzles.errors import InputError
 
 GROUP = "smtpuzzles.puzzles"
-# The built-ins' bundled examples (smtpuzzles/examples/NAME/, package data: an installed copy has
-# them too); `export`, the contract test and the tests of each puzzle read them.
-BUNDLED = EXAMPLES
 # The built-ins' entry points as pyproject.toml declares them (a test keeps the two equal). Used
 # only when this package's own metadata does not declare the group: a source tree run without
 # being installed, or an install made before the entry points existed.
@@ -38,18 +43,53 @@ class Registry:
     failed: dict[str, str] = field(default_factory=dict)  # name -> why it was left out
 
 
+def __getattr__(name: str):
+    # The built-ins' bundled examples (smtpuzzles/examples/NAME/, package data: an installed copy has
+    # them too); `export`, the contract test and the tests of each puzzle read them. Looked up when
+    # asked for (importlib.resources is not needed to solve).
+    if name == "BUNDLED":
+        from smtpuzzles.bundled import EXAMPLES
+
+        return EXAMPLES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _registry: Registry | None = None
+_builtins_alone: Registry | None = None  # built-ins `get` loaded one at a time, before any discovery
+_only_builtins_declared: bool | None = None
+
+
+class BuiltinEntry:
+    """A built-in's entry point as `discover` reads one (name, value, load), made without
+    importlib.metadata."""
+
+    def __init__(self, name: str, value: str):
+        self.name, self.value = name, value
+
+    def load(self):
+        return importlib.import_module(self.value)
 
 
 def discover(entry_points=None) -> Registry:
     """Load every registered puzzle. `entry_points` (for tests) replaces what the installed
     metadata declares."""
-    found = list(metadata.entry_points(group=GROUP) if entry_points is None else entry_points)
-    if entry_points is None and not any(ep.name in BUILTIN and ep.value == BUILTIN[ep.name] for ep in found):
-        found = [metadata.EntryPoint(name, value, GROUP) for name, value in BUILTIN.items()] + found
+    if entry_points is None:
+        from importlib import metadata
+
+        found = list(metadata.entry_points(group=GROUP))
+        if not any(ep.name in BUILTIN and ep.value == BUILTIN[ep.name] for ep in found):
+            found = [metadata.EntryPoint(name, value, GROUP) for name, value in BUILTIN.items()] + found
+    else:
+        found = list(entry_points)
     order = list(BUILTIN)
     found.sort(key=lambda ep: (order.index(ep.name) if ep.name in order else len(order), ep.name))
-    registry, first = Registry(), {}
+    return registered(found, Registry())
+
+
+def registered(found: list, registry: Registry) -> Registry:
+    """`registry` with the entry points `found` loaded into it, in order: each puzzle kept, or left
+    out with the reason."""
+    first = {}
     for ep in found:
         if ep.name in first:  # the same package seen twice (a checkout and its install) is one
             if ep.value != first[ep.name]:
@@ -91,14 +131,82 @@ def registry() -> Registry:
     global _registry
     if _registry is None:
         _registry = discover()
+        for name, puzzle in (_builtins_alone.puzzles if _builtins_alone else {}).items():
+            if name in _registry.puzzles and _registry.puzzles[name].source is puzzle.source:
+                _registry.puzzles[name] = puzzle  # the one `get` handed out already
     return _registry
 
 
 def reset(entry_points=None) -> Registry:
     """Discover the puzzles again (tests: with `entry_points` standing in for installed metadata)."""
-    global _registry
+    global _registry, _builtins_alone, _only_builtins_declared
+    _builtins_alone = _only_builtins_declared = None
     _registry = discover(entry_points)
     return _registry
+
+
+def only_builtins_declared() -> bool:
+    """Whether discovery would find the built-ins and nothing else: every entry-point file on
+    sys.path that declares the group declares exactly the built-ins (or none declares it), read as
+    importlib.metadata reads them. False, to be safe, wherever this reading might see less than
+    importlib.metadata does."""
+    from importlib.machinery import PathFinder
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
+           for finder in sys.meta_path):
+        return False
+    for entry in sys.path:
+        if not isinstance(entry, str):
+            return False
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except OSError:
+            if os.path.exists(root):  # a zip file: importlib.metadata looks inside
+                return False
+            continue
+        if os.path.basename(root).endswith(".egg"):
+            return False
+        for child in children:
+            if not child.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(root, child, "entry_points.txt"), encoding="utf-8") as file:
+                    text = file.read()
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+                continue
+            except (OSError, UnicodeDecodeError):
+                return False
+            if GROUP in text and declared(text) not in ({}, BUILTIN):
+                return False
+    return True
+
+
+def declared(text: str) -> dict[str, str] | None:
+    """The entries of the group in one entry_points.txt, as importlib.metadata parses the file
+    (None: a line it would refuse)."""
+    entries, section = {}, None
+    for line in map(str.strip, text.splitlines()):
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line.strip("[]")
+        elif section == GROUP:
+            if "=" not in line:
+                return None
+            name, value = line.split("=", 1)
+            if name.strip() in entries:
+                return None
+            entries[name.strip()] = value.strip()
+    return entries
+
+
+def loaded() -> list[Puzzle]:
+    """The puzzles loaded so far: every one once they have been discovered, else the built-ins `get`
+    loaded alone (`solve` parsed with one puzzle's options knows no other's)."""
+    if _registry is not None or _builtins_alone is None:
+        return all_puzzles()
+    return list(_builtins_alone.puzzles.values())
 
 
 def names() -> tuple[str, ...]:
@@ -110,6 +218,16 @@ def all_puzzles() -> list[Puzzle]:
 
 
 def get(name: str) -> Puzzle:
+    global _builtins_alone, _only_builtins_declared
+    if _registry is None and name in BUILTIN:
+        if _only_builtins_declared is None:
+            _only_builtins_declared = only_builtins_declared()
+        if _only_builtins_declared:
+            _builtins_alone = _builtins_alone or Registry()
+            if name not in _builtins_alone.puzzles and name not in _builtins_alone.failed:
+                registered([BuiltinEntry(name, BUILTIN[name])], _builtins_alone)
+            if name in _builtins_alone.puzzles:
+                return _builtins_alone.puzzles[name]
     found = registry()
     if name in found.puzzles:
         return found.puzzles[name]

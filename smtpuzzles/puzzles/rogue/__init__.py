@@ -15,7 +15,6 @@ referee and the closed set that proves the rest unreachable (walks.py), and two 
 from __future__ import annotations
 
 from smtpuzzles.contract import InlineKey, examples_in
-from smtpuzzles.puzzles import BUNDLED
 
 from .dungeon import (MONSTER, WALKABLE, UNKNOWN, LIMITS, DIRECTIONS, SHARED, QUIET, KIND, Grid, Dungeon, around,
                       load, canonical, from_canonical, describe)
@@ -35,6 +34,8 @@ def examples():
     """The seed's maps and more, in smtpuzzles/examples/rogue/ (package data), in the regions
     encoding: the exports show the question a solver is asked of each map (the default, reach,
     would state the search's answer in two lines)."""
+    from smtpuzzles.puzzles import BUNDLED  # importlib.resources, which a solve does not need
+
     return examples_in(BUNDLED / NAME, load, "regions")
 
 
