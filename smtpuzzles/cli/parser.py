@@ -4,18 +4,26 @@ options added as flags, and the tool's error style (one line naming the argument
 The installed puzzles are loaded (entry points, their modules and the solvers they import) only when
 something needs them: `solve`'s flags and help are added when `solve` is parsed or its help or
 usage is shown, and the `convert` line of the top-level help is written when that help is shown.
-Building the parser and running any other command loads no puzzle."""
+Building the parser and running any other command loads no puzzle.
+
+`solve PUZZLE ...` is first parsed with that puzzle's options alone (the other puzzles are not
+loaded: start-up, docs/benchmarks.md). Whatever that parse would not take as it is (help, a usage
+error, a flag it does not know, an abbreviated flag) is parsed again with every puzzle's options,
+as before, and only that parse prints anything: the help, the messages and what is accepted stay
+the same."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import sys
+from argparse import Namespace
 from typing import Callable
 
 from smtpuzzles.version import __version__
 from smtpuzzles.bundled import DEFAULT_OUT, JOB_FILE
 from smtpuzzles.engines import ENGINES
+from smtpuzzles.errors import InputError
 from smtpuzzles.inputs import (RUNS, choice_argument, progress_every_argument, split_after_argument, time_limit_argument,
                                whole_number_argument)
 from smtpuzzles.request import AUDIT_SOLVERS, PROOF_KINDS
@@ -48,6 +56,8 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.commands: dict[str, "Parser"] = {}
         self.fill: Callable[["Parser"], None] | None = None  # adds the rest of the flags on first use
+        # Parses the arguments with fewer flags first: the namespace and extras, or None to parse in full.
+        self.narrow: Callable[["Parser", list, object], tuple | None] | None = None
         self.late_help: list[Callable[[], None]] = []  # each sets a help text before help is shown
 
     def filled(self) -> "Parser":
@@ -57,6 +67,10 @@ class Parser(argparse.ArgumentParser):
         return self
 
     def parse_known_args(self, args=None, namespace=None):
+        if self.fill is not None and self.narrow is not None and args is not None:
+            parsed = self.narrow(self, list(args), namespace)
+            if parsed is not None:
+                return parsed
         self.filled()
         return super().parse_known_args(args, namespace)
 
@@ -99,6 +113,27 @@ class Parser(argparse.ArgumentParser):
             if near:
                 message += f"; did you mean {near[0]}?"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Retry(Exception):
+    """A trial parse met something only the full parser may answer."""
+
+
+class TrialParser(Parser):
+    """A parser that prints nothing and takes no abbreviated flag: anything it would print or
+    refuse raises Retry instead, for the full parser to parse again."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
+    def _print_message(self, message, file=None):
+        raise Retry
+
+    def exit(self, status=0, message=None):
+        raise Retry
+
+    def error(self, message):
+        raise Retry
 
 
 def number_or_text(text: str):
@@ -152,14 +187,37 @@ def _solve_command(sub) -> None:
                            "record every solver check in a run folder. Exit 0 an answer, 2 bad input, 3 a time limit "
                            "ran out (unknown), 130 interrupted.")
     solve.fill = _solve_flags
+    solve.narrow = _solve_one_puzzle
 
 
-def _solve_flags(solve: Parser) -> None:
-    """`solve`'s arguments, which name the installed puzzles (loaded here, on first use)."""
+def _solve_one_puzzle(solve: Parser, args: list, namespace) -> tuple | None:
+    """`solve PUZZLE ...` parsed with PUZZLE's options alone, when PUZZLE is the first word and a
+    puzzle `get` knows (a built-in loads alone); None when the full parser must parse it."""
     from smtpuzzles import puzzles
 
-    solve.epilog = puzzle_list()
-    solve.add_argument("puzzle", metavar="PUZZLE", help="which puzzle: " + ", ".join(puzzles.names()))
+    if not args or args[0].startswith("-"):
+        return None
+    try:
+        puzzle = puzzles.get(args[0])
+    except InputError:  # unknown, or left out: the full parser and `solve` say so as before
+        return None
+    trial = TrialParser(prog=solve.prog)
+    _solve_flags(trial, only=puzzle)
+    try:
+        parsed, extras = trial.parse_known_args(args, None if namespace is None else Namespace(**vars(namespace)))
+    except Retry:
+        return None
+    return None if extras else (parsed, extras)
+
+
+def _solve_flags(solve: Parser, only=None) -> None:
+    """`solve`'s arguments, which name the installed puzzles (loaded here, on first use); with
+    `only`, that puzzle's options alone and no help (the trial parse of _solve_one_puzzle)."""
+    from smtpuzzles import puzzles
+
+    solve.epilog = puzzle_list() if only is None else None
+    solve.add_argument("puzzle", metavar="PUZZLE",
+                       help="which puzzle: " + ", ".join(puzzles.names()) if only is None else None)
     solve.add_argument("input", nargs="?", metavar="INPUT",
                        help="input file or - for stdin; a URL where the puzzle reads one (see below)")
     solve.add_argument("--out", default=RUNS, metavar="DIR", help="folder for run ledgers")
@@ -200,10 +258,11 @@ def _solve_flags(solve: Parser) -> None:
                             "folder (Boolean encodings; see 'smtpuzzles certify')")
     # Modes, for every puzzle whose MODES has them (checked once the puzzle is known).
     solve.add_argument("--unique", action="store_true",
-                       help=f"prove the solution unique or show a second ({having_mode('unique')})")
+                       help=None if only else f"prove the solution unique or show a second ({having_mode('unique')})")
     solve.add_argument("--count", nargs="?", type=whole_number_argument(0), const=0, metavar="LIMIT",
-                       help=f"count solutions, up to LIMIT if given, 0 or none: all ({having_mode('count')})")
-    add_puzzle_options(solve)
+                       help=None if only else f"count solutions, up to LIMIT if given, 0 or none: all "
+                                              f"({having_mode('count')})")
+    add_puzzle_options(solve, only)
 
 
 def _audit_command(sub) -> None:
@@ -379,21 +438,21 @@ def budget_flag(parser, what: str) -> None:
                              "was proved, and can be resumed (default: none)")
 
 
-def puzzle_options_by_name() -> dict[str, list]:
+def puzzle_options_by_name(among=None) -> dict[str, list]:
     """Every registered puzzle's options by name: [(puzzle, Option), ...] (the registry has made sure
-    that puzzles sharing a name agree on its type)."""
+    that puzzles sharing a name agree on its type); of the puzzles `among` only, if given."""
     from smtpuzzles import puzzles
 
     found: dict[str, list] = {}
-    for puzzle in puzzles.all_puzzles():
+    for puzzle in puzzles.all_puzzles() if among is None else among:
         for option in puzzle.OPTIONS:
             found.setdefault(option.name, []).append((puzzle, option))
     return found
 
 
-def add_puzzle_options(solve: argparse.ArgumentParser) -> None:
-    """One flag per option name, whichever puzzles declare it; help says whose it is."""
-    for name, owners in puzzle_options_by_name().items():
+def add_puzzle_options(solve: argparse.ArgumentParser, only=None) -> None:
+    """One flag per option name, whichever puzzles declare it (or the puzzle `only`); help says whose it is."""
+    for name, owners in puzzle_options_by_name(None if only is None else [only]).items():
         option = owners[0][1]
         helps = "; ".join(f"{puzzle.NAME}: {o.help}" for puzzle, o in owners)
         if option.type is bool:

@@ -25,12 +25,13 @@ from smtpuzzles.cli.parser import puzzle_options_by_name
 
 def solve_words(module, args) -> dict:
     """`solve`'s flags as the request's words (smtpuzzles.request.solve_request): the puzzle's own
-    options as given; an option of another puzzle is refused here, where the flags are known."""
+    options as given; an option of another puzzle is refused here, where the flags are known (the
+    puzzles loaded: `solve PUZZLE` parsed with PUZZLE's options alone had no other's to take)."""
     words = {"input": args.input, "unique": args.unique, "count": args.count, "engine": args.engine,
              "encoding": args.encoding, "time_limit": args.time_limit, "budget": args.budget, "cubes": args.cubes,
              "share": args.share, "split_after": args.split_after, "certify": args.certify, "no_guide": args.no_guide,
              "out": args.out}
-    for name, owners in puzzle_options_by_name().items():
+    for name, owners in puzzle_options_by_name(puzzles.loaded()).items():
         given = getattr(args, name, None)
         if module.option(name) is not None:
             words[name] = given
@@ -61,7 +62,8 @@ def command_line_request(module, args) -> request.SolveRequest:
 
 def resume_fixes() -> list[tuple[str, str]]:
     """(argument, as the user wrote it) for everything a resumed run keeps from its start."""
-    return [("input", "INPUT"), *((name, owners[0][1].flag) for name, owners in puzzle_options_by_name().items()),
+    return [("input", "INPUT"), *((name, owners[0][1].flag)
+                                  for name, owners in puzzle_options_by_name(puzzles.loaded()).items()),
             ("unique", "--unique"), ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"),
             ("no_guide", "--no-guide")]
 
