@@ -83,3 +83,36 @@ def test_stderr_is_a_terminal_exactly_when_rich_says_so(monkeypatch, stream, env
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(sys, "stderr", stream)
     assert stderr_is_terminal() is Console(stderr=True).is_terminal
+
+
+def test_start_up_runs_with_the_collector_paused_and_the_run_with_it_going(tmp_path):
+    """`__main__.entry` pauses the cyclic collector for start-up; when the run starts, what start-up
+    made is frozen and collection resumes (so a long run still collects its own cycles)."""
+    (tmp_path / "map.txt").write_text("@.$\n")
+    code = ("import gc, json, sys\nimport smtpuzzles.puzzles.rogue.search as search\nreal = search.reach\nseen = []\n"
+            "def reach(dungeon):\n    seen.append([gc.isenabled(), gc.get_freeze_count() > 0])\n    return real(dungeon)\n"
+            "search.reach = reach\nimport smtpuzzles.puzzles.rogue.encodings as enc\nenc.reach = reach\n"
+            "sys.argv = ['smtpuzzles', 'solve', 'rogue', 'map.txt', '--json', '--out', 'runs']\n"
+            "from smtpuzzles.__main__ import entry\nstatus = entry()\n"
+            "print(json.dumps([status, seen, gc.isenabled()]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, [[True, True]], True]
+
+
+def test_entry_leaves_the_collector_as_it_found_it(capsys):
+    import gc
+
+    from smtpuzzles.__main__ import entry
+
+    assert gc.isenabled()
+    argv = sys.argv
+    try:
+        sys.argv = ["smtpuzzles", "--version"]
+        assert entry() == 0
+    finally:
+        sys.argv = argv
+    assert gc.isenabled() and capsys.readouterr().out.startswith("smtpuzzles ")
+    from smtpuzzles.cli import common
+
+    assert not common.STARTING  # a later main() in this process freezes nothing

@@ -13,7 +13,7 @@ from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
 from smtpuzzles import ticker
-from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout
+from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, start_up_over
 from smtpuzzles.cli.parser import build_parser
 
 __all__ = ["EXIT", "ProgressView", "build_parser", "main"]
@@ -31,7 +31,10 @@ def main(argv=None) -> int:
         except SystemExit as exc:  # --help, --version, or a usage error already reported in one line
             return exc.code if isinstance(exc.code, int) else 2
         ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
-        return command(args.command)(args)
+        run = command(args.command)
+        if args.command != "solve":  # solve: once its run's modules are loaded, as the run starts
+            start_up_over()
+        return run(args)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
         return 2

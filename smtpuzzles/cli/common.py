@@ -3,6 +3,7 @@ exit after a broken pipe."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -10,6 +11,9 @@ import sys
 
 from smtpuzzles.shown import escaped
 
+
+# Set by `__main__.entry` when it paused the garbage collector for start-up (see start_up_over).
+STARTING = False
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 
@@ -51,6 +55,19 @@ def stderr_is_terminal() -> bool:
         return False if isatty is None else bool(isatty())
     except ValueError:  # a closed file
         return False
+
+
+def start_up_over() -> None:
+    """The command's work begins: what start-up made (modules, classes, the parser, the puzzle) lives
+    as long as the process, so it is frozen out of the collector's way (no collection walks it
+    again) and collection, paused by `__main__.entry`, resumes; the little start-up left behind (the
+    parser once parsed) is kept, not collected. Called once the command's modules are loaded (by
+    `main`, and by `solve` when its request is made); nothing when entry paused nothing."""
+    global STARTING
+    if STARTING:
+        STARTING = False
+        gc.freeze()
+        gc.enable()
 
 
 def quiet_stdout() -> None:

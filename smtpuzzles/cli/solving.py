@@ -19,7 +19,7 @@ from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
 from smtpuzzles.ticker import Ticker, pace
-from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, stderr_is_terminal, value_field
+from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, start_up_over, stderr_is_terminal, value_field
 from smtpuzzles.cli.parser import puzzle_options_by_name
 
 
@@ -128,6 +128,7 @@ def solve_or_resume(args, module, progress, live):
 
     if args.resume:
         check_resume(args)
+        start_up_over()
         if live:
             live.start()
         try:
@@ -142,6 +143,7 @@ def solve_or_resume(args, module, progress, live):
         instance = module.from_canonical(ledger.run["instance"])
     else:
         asked = command_line_request(module, args)
+        start_up_over()
         text = asked.input.read()
         instance = module.load(text, asked.input.source, asked.options)
         if live:
