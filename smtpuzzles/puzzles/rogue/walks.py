@@ -10,7 +10,7 @@ from itertools import accumulate, compress
 
 from smtpuzzles.contract import whole
 
-from .dungeon import DIRECTIONS, SHARED, Dungeon, WALKABLE
+from .dungeon import DIRECTIONS, LOW_HIGH, SHARED, Dungeon, WALKABLE
 
 
 def walk_collecting(dungeon: Dungeon, region: set) -> list[list[int]]:
@@ -312,7 +312,8 @@ class Replayed:
     def __init__(self, dungeon: Dungeon, moves: str):
         grid = dungeon.grid
         steps = [grid.index(d) - grid.index((0, 0)) for d in DIRECTIONS]
-        wakes, gold_marks = dungeon.wakes, dungeon.gold_marks
+        looks, gold_marks = dungeon.wakes_and_gold, dungeon.gold_marks
+        low, high = LOW_HIGH
         at = grid.index(dungeon.start)
         self.moves, self.gold, self.clean = moves, 0, False
         taken = {at} if gold_marks[at] else set()
@@ -320,19 +321,22 @@ class Replayed:
         # millions of keys is never one array of them), stopping at the first stretch that fails.
         for lo in range(0, len(moves), STRETCH):
             ways = moves[lo:lo + STRETCH].encode("ascii").translate(STEP_OF_KEY)
-            cells = array("q", accumulate(map(steps.__getitem__, ways), initial=at))
+            # (A list, not an array: its ints are made once, where an array's are made again at each read.)
+            cells = list(accumulate(map(steps.__getitem__, ways), initial=at))
             # Every cell entered is walkable and every step leaves its cell in a direction no
             # monster next to both ends watches: `dungeon.wakes` forbids every direction out of a
             # cell that is not walkable, so a step onto one fails at the next step, and the last
             # cell is looked at alone. On a map with a border of walls, a walk that leaves the map
-            # enters a border cell first: the flat indices name the true cells up to there.
+            # enters a border cell first: the flat indices name the true cells up to there. Each
+            # cell is looked up once, for its wakes (low byte) and its gold (high byte).
             try:
-                woken = bytes(map(wakes.__getitem__, cells))
+                looked = array("H", map(looks.__getitem__, cells)).tobytes()
             except IndexError:  # past the border's far end: it was crossed first
                 return
+            woken = looked[low::2]
             if int.from_bytes(woken[:-1], "little") & int.from_bytes(ways.translate(ONE_HOT), "little"):
                 return
-            taken.update(compress(cells, map(gold_marks.__getitem__, cells)))
+            taken.update(compress(cells, looked[high::2]))
             at = cells[-1]
         self.clean = grid.kind[at] == 1
         if self.clean:
