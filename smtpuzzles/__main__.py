@@ -6,7 +6,7 @@ after the command is done (its run sealed) is ignored while the solvers' objects
 
 Start-up (the imports, the parser, the puzzle) runs with the cyclic garbage collector paused: what
 it makes lives as long as the process. When the command's work begins (`cli.common.start_up_over`)
-those objects are frozen out of the collector's way and collection resumes: a Rogue run's whole
+those objects are frozen out of the collector's way and collection resumes: a short run's whole
 process took about 0.01 s less CPU (docs/benchmarks.md).
 """
 
