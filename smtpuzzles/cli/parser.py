@@ -4,7 +4,8 @@ options added as flags, and the tool's error style (one line naming the argument
 The installed puzzles are loaded (entry points, their modules and the solvers they import) only when
 something needs them: `solve`'s flags and help are added when `solve` is parsed or its help or
 usage is shown, and the `convert` line of the top-level help is written when that help is shown.
-Building the parser and running any other command loads no puzzle.
+Building the parser and running any other command loads no puzzle. Each command's flags are added
+when that command is parsed or its help or usage is shown (building the parser adds none of them).
 
 `solve PUZZLE ...` is first parsed with that puzzle's options alone (the other puzzles are not
 loaded: start-up, docs/benchmarks.md). Whatever that parse would not take as it is (help, a usage
@@ -272,6 +273,10 @@ def _audit_command(sub) -> None:
                                        "re-solved queries are built by today's encoder. Exit 0 clean, 1 a "
                                        "claim fails, 2 an unreadable folder, 3 a re-solve undecided, 4 a "
                                        "solver not installed.")
+    audit.fill = _audit_flags
+
+
+def _audit_flags(audit: Parser) -> None:
     audit.add_argument("run_dir", nargs="+", metavar="RUN_DIR",
                        help="run folders to audit (one or more), or folders of runs such as a batch's output: each "
                             "run below them is audited, and a table is printed (with --json, a list)")
@@ -313,6 +318,10 @@ def _proofs_command(sub) -> None:
                                         "a new folder, with README.txt (what each file claims) and check.sh (the "
                                         "commands that check them with cake_lpr or any LRAT checker). Exit as the "
                                         "audit.")
+    proofs.fill = _proofs_flags
+
+
+def _proofs_flags(proofs: Parser) -> None:
     proofs.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
     proofs.add_argument("--out", required=True, metavar="DIR", help="a new folder for the files")
     proofs.add_argument("--time-limit", type=time_limit_argument, metavar="S",
@@ -328,6 +337,10 @@ def _certify_command(sub) -> None:
                              description="Refute the run's closing UNSAT claim again with a proof-logging SAT "
                                          "solver, check the proof, and store it in the folder as LRAT with the "
                                          "query as DIMACS (both gzip). Exit 0 stored, 1 no proof, 2 bad input.")
+    certify.fill = _certify_flags
+
+
+def _certify_flags(certify: Parser) -> None:
     certify.add_argument("run_dir", metavar="RUN_DIR", help="a finished run folder")
     certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                          help="seconds allowed for the proof-logging solver (default: none)")
@@ -340,6 +353,10 @@ def _show_command(sub) -> None:
                                       "where it stands: the position being decided, the proved prefix, the "
                                       "best value so far, checks per minute, the slowest checks and a rough "
                                       "estimate of what remains. Reads without taking the writer's lock.")
+    show.fill = _show_flags
+
+
+def _show_flags(show: Parser) -> None:
     show.add_argument("run_dir", metavar="RUN_DIR")
     show.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file")
     show.add_argument("--follow", action="store_true",
@@ -348,6 +365,10 @@ def _show_command(sub) -> None:
 
 def _export_command(sub) -> None:
     export = sub.add_parser("export", help="write the SMT-LIB2 of every puzzle's canonical instances")
+    export.fill = _export_flags
+
+
+def _export_flags(export: Parser) -> None:
     export.add_argument("--out", default="encodings", metavar="DIR", help="folder to write the .smt2 files into")
     export.add_argument("--puzzle", action="append", metavar="NAME",
                         help="only this puzzle's examples (repeat for more; default: every puzzle's)")
@@ -360,11 +381,19 @@ def _examples_command(sub) -> None:
                                           f"{JOB_FILE}, into a folder; then run them with `smtpuzzles batch "
                                           f"DIR/{JOB_FILE}`. A file already there with other content is never "
                                           "overwritten.")
+    examples.fill = _examples_flags
+
+
+def _examples_flags(examples: Parser) -> None:
     examples.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help="folder to write them into")
 
 
 def _convert_command(sub) -> None:
     convert = sub.add_parser("convert", help="an input from one form to another")  # the converters: _convert_help
+    convert.fill = _convert_flags
+
+
+def _convert_flags(convert: Parser) -> None:
     convert.add_argument("input", metavar="INPUT", help="an input file, - for stdin, or a URL")
     convert.add_argument("--puzzle", metavar="NAME",
                          help="whose conversion (needed only when more than one puzzle converts)")
@@ -382,6 +411,10 @@ def _convert_help(sub) -> None:
 
 def _results_command(sub) -> None:
     results = sub.add_parser("results", help="a table of every run under a folder")
+    results.fill = _results_flags
+
+
+def _results_flags(results: Parser) -> None:
     results.add_argument("dir", nargs="?", default=RUNS, help=f"a folder of runs (default {RUNS}; results holds the "
                          "published records)")
     results.add_argument("--audit", action="store_true", help="audit each run too (as `smtpuzzles audit` does)")
@@ -401,6 +434,10 @@ def _serve_command(sub) -> None:
                                        "objective) over solver time, the open question and its age, the drawing and "
                                        "the audit's verdict, read again while runs go on. Reads the folders as "
                                        "`results` does and writes nothing. pip install 'smtpuzzles[web]'.")
+    serve.fill = _serve_flags
+
+
+def _serve_flags(serve: Parser) -> None:
     serve.add_argument("dir", nargs="?", default=RUNS, metavar="DIR", help="a folder of runs")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (another than 127.0.0.1 shows "
                        "your runs to the network)")
@@ -409,6 +446,10 @@ def _serve_command(sub) -> None:
 
 def _batch_command(sub) -> None:
     batch = sub.add_parser("batch", help="run a TOML job file")
+    batch.fill = _batch_flags
+
+
+def _batch_flags(batch: Parser) -> None:
     batch.add_argument("jobs_file", metavar="JOBS.toml",
                        help=f"the job file (`smtpuzzles examples` writes a model: {DEFAULT_OUT}/{JOB_FILE})")
     batch.add_argument("--jobs", type=whole_number_argument(1), default=2, metavar="N", help="parallel local processes")

@@ -14,7 +14,6 @@ from pathlib import Path
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
-from smtpuzzles.live import brief_where, checks_text
 from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
@@ -277,6 +276,8 @@ class ProgressView:
 
     def plain_line(self) -> str:
         """One line of where the run stands, for a log (smtpuzzles.ticker): checks, position, best."""
+        from smtpuzzles.live import brief_where, checks_text
+
         self.lines()  # the summary of the steps so far
         p = self._summary
         # Whole: a log has no width. Checks counted as every view counts them (smtpuzzles.live).
