@@ -192,5 +192,15 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
             return TRUE
         return lit(f"escaped_ge{k}") if k <= len(PLAYERS) else FALSE
 
+    # Every listed position is reached (at0 and the moves force them all), so the best one is the
+    # answer: the run records it without a solver (smtpuzzles.run.answered_without_solver), its plan
+    # refereed like a model, and "at least best + 1" settled by the bound the formula states.
+    best = max(range(len(out)), key=lambda i: (out[i], -i))
+    closing = out[best] + 1
+    answer = {"solution": graph.plan(best), "value": out[best], "closing": {"op": "at_least", "k": closing},
+              "reason": f"no listed position has {closing} players out, so the formula makes escaped_ge{closing} "
+                        "false by one clause" if closing <= len(PLAYERS) else
+                        f"there are {len(PLAYERS)} players: at least {closing} is false"}
     return Encoding(name, version, Formula.from_cnf(cnf), IntMax(at_least, upper=len(PLAYERS)), decode,
-                    engines=("sat", "z3"), notes={"positions": len(graph.standing), "moves": len(graph.moves)})
+                    engines=("sat", "z3"),
+                    notes={"positions": len(graph.standing), "moves": len(graph.moves), "answer": answer})
