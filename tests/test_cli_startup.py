@@ -116,3 +116,42 @@ def test_entry_leaves_the_collector_as_it_found_it(capsys):
     from smtpuzzles.cli import common
 
     assert not common.STARTING  # a later main() in this process freezes nothing
+
+
+class Stdout:
+    def __init__(self, fileno):
+        self._fileno = fileno
+
+    def fileno(self):
+        if isinstance(self._fileno, Exception):
+            raise self._fileno
+        return self._fileno
+
+
+@pytest.mark.parametrize("columns", [None, "100", "abc", "0", "-5", " 7"])
+@pytest.mark.parametrize("stdout", ["dev-null", "closed", "no-fileno", "none"])
+def test_help_is_laid_out_for_the_width_shutil_gives(monkeypatch, tmp_path, columns, stdout):
+    """The parser's formatter takes the terminal's width without importing shutil: the same width."""
+    import os
+    import shutil
+
+    from smtpuzzles.cli.parser import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    devnull = open(os.devnull, "w")
+    streams = {"dev-null": devnull, "closed": Stdout(ValueError("closed")), "no-fileno": object(), "none": None}
+    monkeypatch.setattr(sys, "__stdout__", streams[stdout])
+    try:
+        assert terminal_columns() == shutil.get_terminal_size().columns
+    finally:
+        devnull.close()
+
+
+def test_building_and_parsing_solve_imports_no_shutil():
+    code = ("import sys\nfrom smtpuzzles.cli import build_parser\nbuild_parser().parse_args(['solve', 'rogue', '-'])\n"
+            "print('shutil' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"

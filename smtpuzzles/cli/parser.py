@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
 from argparse import Namespace
 from typing import Callable
@@ -31,8 +32,30 @@ from smtpuzzles.request import AUDIT_SOLVERS, PROOF_KINDS
 from smtpuzzles.ticker import EVERY
 
 
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, the width argparse lays help out for, without importing
+    shutil (and the compression modules it loads) at every start-up: argparse makes a formatter
+    even to build a parser. COLUMNS when a positive number, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())
+    except (AttributeError, ValueError, OSError):
+        return 80
+    return size.columns or 80
+
+
 class DefaultsFormatter(argparse.HelpFormatter):
     """Help that shows each option's default where it has a real one (not None or False)."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None, **more):
+        if width is None:  # as argparse takes it, from shutil
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **more)
 
     def _get_help_string(self, action):
         text = action.help or ""
