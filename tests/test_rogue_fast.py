@@ -137,3 +137,23 @@ def test_each_direction_out_of_a_set_is_seen():
         both = ["".join("1" if (r, c) in ((1, 1), (1 + dr, 1 + dc)) else "0" for c in range(3)) for r in range(3)]
         assert walks.check_closed(dungeon, {"closed_rows": both})[1] is None
         assert rogue.referee(dungeon, {"moves": key, "closed_rows": both}) == []
+
+
+def test_the_monsters_next_to_each_cell_are_those_a_cell_by_cell_count_finds():
+    """Grid.near, made for every cell at once from the monsters' marks, against a monster at a time."""
+    import random
+
+    from smtpuzzles.puzzles.rogue.dungeon import DIRECTIONS
+
+    rng = random.Random(7)
+    for height, width in ((1, 1), (1, 7), (5, 1), (6, 9), (23, 17)):
+        rows = ["".join(rng.choice("..$#abZ*&") for _ in range(width)) for _ in range(height)]
+        rows[0] = "@" + rows[0][1:]
+        grid = rogue.Dungeon(tuple(rows)).grid
+        expected = bytearray(len(grid.kind))
+        for r, row in enumerate(rows):
+            for c, ch in enumerate(row):
+                if ch in "abZ*&":
+                    for d, (dr, dc) in enumerate(DIRECTIONS):
+                        expected[grid.index((r - dr, c - dc))] |= 1 << d
+        assert grid.near == expected, rows

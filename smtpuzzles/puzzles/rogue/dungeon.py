@@ -35,6 +35,7 @@ WAKES = bytes(sum(1 << d for d in range(8) if mask & SHARED[d]) for mask in rang
 NOT_WALKABLE = bytes([255, 0] + [255] * 254)  # Grid.kind -> every direction barred off the walkable cells
 KIND = bytes(1 if chr(b) in WALKABLE else 2 if MONSTER.fullmatch(chr(b)) else 0 for b in range(256))
 GOLD = bytes(1 if b == ord("$") else 0 for b in range(256))
+IS_MONSTER = bytes([0, 0, 1] + [0] * 253)  # Grid.kind -> 1 on the monsters
 # Where the low and the high byte of a 16-bit array item lie in its bytes, on this machine.
 LOW_HIGH = (0, 1) if sys.byteorder == "little" else (1, 0)
 
@@ -98,13 +99,16 @@ class Dungeon:
         for r, row in enumerate(self.rows):
             at = (r + 1) * stride + 1
             kind[at:at + len(row)] = row.encode("latin-1", "replace").translate(KIND)
-        near = bytearray(len(kind))
         steps = [dr * stride + dc for dr, dc in DIRECTIONS]
-        m = kind.find(2)
-        while m >= 0:
-            for d, o in enumerate(steps):  # the cell at m - o has this monster in direction d
-                near[m - o] |= 1 << d
-            m = kind.find(2, m + 1)
+        # The cell at m - o has the monster at m in direction d (o the step that way): the monsters'
+        # marks (a byte a cell, read as one integer) moved o cells back, as bit d of each byte. No
+        # monster stands on the border, so none is moved off the grid.
+        size = len(kind)
+        monsters = int.from_bytes(kind.translate(IS_MONSTER), "little")
+        near = 0
+        for d, o in enumerate(steps):
+            near |= (monsters >> (8 * o) if o > 0 else monsters << (-8 * o)) << d
+        near = bytearray((near & ((1 << (8 * size)) - 1)).to_bytes(size, "little"))
         offsets = tuple(tuple(steps[d] for d in quiet) for quiet in QUIET)
         return Grid(stride, kind, near, offsets)
 
