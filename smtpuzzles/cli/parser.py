@@ -16,7 +16,6 @@ the same."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from argparse import Namespace
@@ -118,6 +117,8 @@ class Parser(argparse.ArgumentParser):
         return namespace
 
     def unrecognized(self, extras: list[str]) -> None:
+        import difflib  # only for a mistake: the nearest flag
+
         word = extras[0]
         flags = [flag for action in self._actions for flag in action.option_strings if flag.startswith("--")]
         near = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.5) if word.startswith("-") else []
@@ -127,6 +128,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         if "invalid choice" in message:  # argparse 3.11 lists the choices but does not guess
+            import difflib
+
             bad = message.split("invalid choice: ", 1)[-1].split(" (", 1)[0].strip("'")
             # The named argument's own choices: `--cubes 3` is no misspelt engine.
             named = message.split(":", 1)[0].removeprefix("argument ").split("/")

@@ -16,7 +16,6 @@ as is every listing of the puzzles (`names`, `all_puzzles`, `registry`, `solve -
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
 import sys
@@ -233,6 +232,8 @@ def get(name: str) -> Puzzle:
         return found.puzzles[name]
     if name in found.failed:
         raise InputError(f"{name!r} is installed but left out: {found.failed[name]}", "puzzle")
+    import difflib  # only for a name it does not know: the nearest
+
     known = tuple(found.puzzles)
     near = difflib.get_close_matches(str(name), known, n=1, cutoff=0.5)
     hint = f"; did you mean {near[0]}?" if near else ""
