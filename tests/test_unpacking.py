@@ -26,7 +26,7 @@ _SPEC.loader.exec_module(publish_run)
 
 
 def tree_bytes(folder: Path) -> dict:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.name != ".lock"}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
 @pytest.fixture
@@ -55,6 +55,7 @@ def test_a_published_run_is_refused_by_resume_and_its_working_copy_finishes_it(c
     before = tree_bytes(published_unfinished)
     code, out, err = cli("solve", "kingtour", "--resume", published_unfinished)
     assert code == 2 and "compressed" in err and len(err.strip().splitlines()) == 1, err
+    assert tree_bytes(published_unfinished) == before  # refused before a lock file was made in it
 
     copy = working_copy(published_unfinished, cli.tmp_path / "work")
     assert copy == cli.tmp_path / "work" / published_unfinished.name

@@ -244,14 +244,14 @@ class Ledger:
     @classmethod
     def resume(cls, run_dir: Path) -> tuple["Ledger", list[dict]]:
         run_dir = Path(run_dir)
+        if runfolder.steps_name(run_dir) == runfolder.STEPS_GZ:  # refused before a lock file is made in it
+            raise LedgerError(f"its ledger is published compressed ({runfolder.STEPS_GZ}) and is never written "
+                              "to; resume a working copy (smtpuzzles unpack)", str(run_dir))
         # Held from before the first read to finish(): a second resume stops here, in one line.
         lock = FolderLock(run_dir).acquire()
         try:
             # The one reader of run folders, as the audit reads them: schema, caps and hash chain.
             run = runfolder.read_run_json(run_dir)
-            if runfolder.steps_name(run_dir) == runfolder.STEPS_GZ:
-                raise LedgerError(f"its ledger is published compressed ({runfolder.STEPS_GZ}) and is never "
-                                  "written to; nothing to resume", str(run_dir))
             if run["status"] in ANSWERED:
                 # Another writer may have finished it between the caller's look and our lock.
                 raise LedgerError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
