@@ -28,7 +28,7 @@ from .chains import CHAINS_VERSION, encode_chains  # noqa: F401
 from .game import (EXIT, GROUPS, LIMITS, PLAYERS, START, Game, canonical, describe, escape_sets, from_canonical,  # noqa: F401
                    from_doors, load, referee, replay, room_components, value)
 from .plans import all_out_plan, quick_plan  # noqa: F401
-from .positions import POSITIONS_VERSION, encode_positions, explore  # noqa: F401
+from .positions import POSITIONS_VERSION, Listing, encode_positions, explore  # noqa: F401
 
 NAME = "nonary"
 SUMMARY = "how many of nine players can escape a map of one-way numbered doors"
@@ -69,14 +69,15 @@ def encode(game: Game, encoding: str = "auto") -> Encoding:
     plan freeing all nine found within as many; else chains. The choice depends on the game alone
     (the quick plan is seeded), so the audit makes the same one."""
     if encoding == "auto":
-        graph = explore(game, FIRST_LISTING, all_out=True)
+        listing = Listing(game, all_out=True)  # stopped at FIRST_LISTING, it goes on from there below
+        graph = listing.upto(FIRST_LISTING)
         if graph is not None:  # every position, or the moves of a plan that frees all nine
             return encode_positions(game, graph, encoding, AUTO_VERSION)
         if value(game, quick_plan(game, restarts=QUICK_PROBE)) == len(PLAYERS):
             # all out: nothing to refute, and chains confirms the plan at once (the whole quick
             # plan, its guess, stops at the same search: the restarts are seeded alike)
             return replace(encode_chains(game, lambda: quick_plan(game)), name="auto", version=AUTO_VERSION)
-        graph = explore(game, LIMITS["positions"], all_out=True)
+        graph = listing.upto(LIMITS["positions"])
         if graph is not None:
             return encode_positions(game, graph, encoding, AUTO_VERSION)
         return replace(encode_chains(game, lambda: quick_plan(game)), name="auto", version=AUTO_VERSION)

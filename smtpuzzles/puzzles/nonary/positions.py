@@ -118,38 +118,79 @@ def explore(game: Game, limit: int, all_out: bool = False) -> Positions | None:
     the door's number mod 9. Equal doors (same number and rooms) are passed lowest index first, as
     the chains encoding orders them: any plan becomes such a plan by renaming equal doors, with the
     same players escaping, so no escape count is lost."""
-    labels, exits, earlier_equal = _numbered(game)
-    everyone = (1 << len(PLAYERS)) - 1
-    start = tuple([everyone] + [0] * len(labels))
-    index = {(start, 0): 0}
-    standing, spent, parent, moves = [start], [0], [None], []
-    stack = [0]
-    order = range(len(exits))
-    if all_out:  # moves out of the building searched first (pushed last): on 5 of 10 mixed maps that
-        # the quick plan frees, it found all nine out within 8 positions instead of 12 to 100,000+
-        order = sorted(order, key=lambda d: exits[d][2] == len(labels))
-    passes = _passes(exits, earlier_equal, order)
-    while stack:
-        i = stack.pop()
-        reached: set[int] = set()  # the positions one move from i, each listed once
-        for d, group, key in _moves_from(standing[i], spent[i], passes):
-            j = index.get(key)
-            if j is None:
-                if len(standing) >= limit:
-                    return None
-                j = index[key] = len(standing)
-                standing.append(key[0])
-                spent.append(key[1])
-                parent.append((i, d, group))
-                stack.append(j)
-                if all_out and key[0][-1] == everyone:
-                    return _path_to(labels, standing, parent, j)
-            if j not in reached:
-                reached.add(j)
-                moves.append((i, j))
-                if len(moves) > LIMITS["moves"]:
-                    return None
-    return Positions(tuple(labels), standing, parent, moves)
+    return Listing(game, all_out).upto(limit)
+
+
+class Listing:
+    """`explore`'s depth-first search, which can stop at a limit and go on later to a larger one
+    where it stopped (auto's first listing, then the rest): `upto(a)` then `upto(b)` gives what
+    `explore(game, b)` gives, without listing the first `a` positions twice."""
+
+    def __init__(self, game: Game, all_out: bool = False):
+        self.labels, exits, earlier_equal = _numbered(game)
+        self.all_out = all_out
+        self.everyone = (1 << len(PLAYERS)) - 1
+        start = tuple([self.everyone] + [0] * len(self.labels))
+        self.index = {(start, 0): 0}
+        self.standing, self.spent, self.parent, self.moves = [start], [0], [None], []
+        self.stack = [0]
+        order = range(len(exits))
+        if all_out:  # moves out of the building searched first (pushed last): on 5 of 10 mixed maps that
+            # the quick plan frees, it found all nine out within 8 positions instead of 12 to 100,000+
+            order = sorted(order, key=lambda d: exits[d][2] == len(self.labels))
+        self.passes = _passes(exits, earlier_equal, order)
+        # Where the search stopped at a limit: the position being expanded, the moves from it left
+        # to try, the positions one move from it so far, and the move that met the limit.
+        self.paused: tuple | None = None
+        self.done: Positions | None = None
+        self.too_many_moves = False
+
+    def upto(self, limit: int) -> Positions | None:
+        if self.done is not None or self.too_many_moves:
+            return self.done
+        standing, spent, parent, moves, index, stack = \
+            self.standing, self.spent, self.parent, self.moves, self.index, self.stack
+        all_out, everyone, passes, max_moves = self.all_out, self.everyone, self.passes, LIMITS["moves"]
+        paused, self.paused = self.paused, None
+        while paused is not None or stack:
+            if paused is not None:
+                i, tries, reached, waiting = paused
+                paused = None
+            else:
+                i = stack.pop()
+                tries = _moves_from(standing[i], spent[i], passes)
+                reached: set[int] = set()  # the positions one move from i, each listed once
+                waiting = None
+            while True:
+                if waiting is not None:
+                    d, group, key = waiting
+                    waiting = None
+                else:
+                    found = next(tries, None)
+                    if found is None:
+                        break
+                    d, group, key = found
+                j = index.get(key)
+                if j is None:
+                    if len(standing) >= limit:
+                        self.paused = (i, tries, reached, (d, group, key))
+                        return None
+                    j = index[key] = len(standing)
+                    standing.append(key[0])
+                    spent.append(key[1])
+                    parent.append((i, d, group))
+                    stack.append(j)
+                    if all_out and key[0][-1] == everyone:
+                        self.done = _path_to(self.labels, standing, parent, j)
+                        return self.done
+                if j not in reached:
+                    reached.add(j)
+                    moves.append((i, j))
+                    if len(moves) > max_moves:
+                        self.too_many_moves = True
+                        return None
+        self.done = Positions(tuple(self.labels), standing, parent, moves)
+        return self.done
 
 
 def _path_to(labels, standing: list, parent: list, position: int) -> Positions:
@@ -172,19 +213,11 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
     the solver only propagates: the UNSAT step at best + 1 is settled at once. What carries the
     proof is the listing, which the audit makes again with today's code (the drift check) and
     which the solver-free certificate confirms by an independent search. See encodings/nonary.md."""
-    cnf = CNF()
-    at = [cnf.var(f"at{i}") for i in range(len(graph.standing))]
-    cnf.require(at[0])
-    for i, j in graph.moves:
-        cnf.implies(at[i], [at[j]])
     out = [bin(standing[-1]).count("1") for standing in graph.standing]  # players out, per position
-    for k in range(1, len(PLAYERS) + 1):
-        named = cnf.var(f"escaped_ge{k}")
-        reached = [at[i] for i in range(len(at)) if out[i] >= k]
-        cnf.any_of(named, reached)
+    formula = _graph_formula(len(out), graph.moves, out)
 
     def decode(model) -> dict:
-        reached = [i for i in range(len(at)) if model[f"at{i}"]]
+        reached = [i for i in range(len(out)) if model[f"at{i}"]]
         return graph.plan(max(reached, key=lambda i: (out[i], -i)))
 
     def at_least(k: int):
@@ -201,6 +234,58 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
               "reason": f"no listed position has {closing} players out, so the formula makes escaped_ge{closing} "
                         "false by one clause" if closing <= len(PLAYERS) else
                         f"there are {len(PLAYERS)} players: at least {closing} is false"}
-    return Encoding(name, version, Formula.from_cnf(cnf), IntMax(at_least, upper=len(PLAYERS)), decode,
+    return Encoding(name, version, formula, IntMax(at_least, upper=len(PLAYERS)), decode,
                     engines=("sat", "z3"),
                     notes={"positions": len(graph.standing), "moves": len(graph.moves), "answer": answer})
+
+
+def _graph_formula(count: int, moves: list[tuple[int, int]], out: list[int]) -> Formula:
+    """The clauses of `encode_positions` and their SMT-LIB text, written straight out: the same CNF
+    and the same text, byte for byte, as stating them through CNF's words and Formula.from_cnf
+    (`at{i}` numbered i + 1, then `escaped_ge1..9`; the start, a clause per move, then each
+    escaped_ge{k} as any_of the positions with k out; a test holds the two ways to each other).
+    The clauses as lists are made only when asked for (`ListedClauses`): a run answered without a
+    solver writes the text and never asks, and they were half of the formula's time."""
+    names = [f"at{i}" for i in range(count)]
+    escaped = [f"escaped_ge{k}" for k in range(1, len(PLAYERS) + 1)]
+    cnf = ListedClauses([""] + names + escaped, count, moves, out)
+    lines = [f"(declare-fun {name} () Bool)\n" for name in cnf.names[1:]]
+    lines.append("(assert at0)\n")
+    lines += [f"(assert (or (not at{i}) at{j}))\n" for i, j in moves]
+    for k, name in enumerate(escaped, 1):
+        reached = [names[i] for i in range(count) if out[i] >= k]
+        lines.append(f"(assert (or (not {name}) {' '.join(reached)}))\n" if reached else f"(assert (not {name}))\n")
+        tail = f" {name}))\n"
+        lines += [f"(assert (or (not {at}){tail}" for at in reached]
+    return Formula(logic="QF_UF", text="".join(lines), cnf=cnf, decls={n: "Bool" for n in cnf.names[1:]},
+                   z3_solver="QF_FD")
+
+
+class ListedClauses(CNF):
+    """The position graph's CNF, its clauses made on first use (an engine, a proof, a cube) from
+    the graph's moves and the players out per position, which it keeps (plain lists: it pickles)."""
+
+    def __init__(self, names: list[str], count: int, moves: list[tuple[int, int]], out: list[int]):
+        super().__init__()  # sets clauses to [], then made None: not made yet
+        self.names = names
+        self.index = {name: v for v, name in enumerate(names) if v}
+        self._graph: tuple | None = (count, moves, out)
+        self._clauses = None
+
+    @property
+    def clauses(self) -> list[list[int]]:
+        if self._clauses is None:
+            count, moves, out = self._graph
+            clauses = [[1]]
+            clauses += [[-i - 1, j + 1] for i, j in moves]
+            for k in range(1, len(PLAYERS) + 1):
+                v = count + k
+                reached = [i + 1 for i in range(count) if out[i] >= k]
+                clauses.append([-v] + reached)
+                clauses += [[-i, v] for i in reached]
+            self._clauses, self._graph = clauses, None
+        return self._clauses
+
+    @clauses.setter
+    def clauses(self, value: list[list[int]]) -> None:  # CNF.__init__'s empty list, replaced by None above
+        self._clauses = value
