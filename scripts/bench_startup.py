@@ -3,7 +3,9 @@
     python scripts/bench_startup.py [--runs 5] [--baseline REV]
 
 For each command: the import time of smtpuzzles (median over --runs runs of the sum of the cumulative times of the top-level
-`smtpuzzles*` lines of `python -X importtime`), the ten heaviest modules, and the median of the
+lines of `python -X importtime` from the first `smtpuzzles*` one on: every import the command makes after the interpreter's
+own start-up; a module loaded by importlib.import_module, such as a command's or a puzzle's, is not on those lines itself,
+and what it imports shows as top-level lines of its own), the ten heaviest modules, and the median of the
 whole process's CPU time (user + system) over --runs runs. With --baseline, the same for a checkout
 of REV (a temporary `git worktree`, put first on PYTHONPATH), side by side. Every command runs in a
 temporary folder (the current folder comes first on sys.path). Byte code is written (.pyc files are
@@ -50,14 +52,15 @@ def run(tree: Path, argv: list[str], importtime: bool) -> tuple[str, float]:
 
 def imports(stderr: str) -> tuple[float, list[tuple[float, str]]]:
     """(smtpuzzles's import seconds, [(self seconds, module)] heaviest first)."""
-    total, own = 0.0, []
+    total, own, started = 0.0, [], False
     for line in stderr.splitlines():
         match = LINE.match(line)
         if not match:
             continue
         self_us, cumulative_us, indent, name = match.groups()
         own.append((int(self_us) / 1e6, name))
-        if not indent and name.split(".")[0] == "smtpuzzles":
+        started = started or name.split(".")[0] == "smtpuzzles"
+        if not indent and started:
             total += int(cumulative_us) / 1e6
     return total, sorted(own, reverse=True)
 
