@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import subprocess
 import sys
 
@@ -106,12 +107,13 @@ def test_entry_leaves_the_collector_as_it_found_it(capsys):
     from smtpuzzles.__main__ import entry
 
     assert gc.isenabled()
-    argv = sys.argv
+    argv, ctrl_c = sys.argv, signal.getsignal(signal.SIGINT)
     try:
         sys.argv = ["smtpuzzles", "--version"]
         assert entry() == 0
-    finally:
+    finally:  # entry ignores Ctrl-C once the command is done: not for the tests after this one
         sys.argv = argv
+        signal.signal(signal.SIGINT, ctrl_c)
     assert gc.isenabled() and capsys.readouterr().out.startswith("smtpuzzles ")
     from smtpuzzles.cli import common
 
@@ -135,7 +137,7 @@ def test_help_is_laid_out_for_the_width_shutil_gives(monkeypatch, tmp_path, colu
     import os
     import shutil
 
-    from smtpuzzles.cli.parser import terminal_columns
+    from smtpuzzles.cli.argparsing import terminal_columns
 
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)

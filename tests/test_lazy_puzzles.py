@@ -91,7 +91,13 @@ def test_a_plugin_claiming_a_builtins_name_is_seen_by_a_builtin_run_too(tmp_path
 
 @pytest.fixture
 def path_only(monkeypatch):
-    """sys.path as the given folders alone."""
+    """sys.path as the given folders alone (and no finder of distributions but Python's own: one a test
+    process may hold means the full scan, test_a_finder_of_distributions_of_its_own_means_the_full_scan)."""
+    from importlib.machinery import PathFinder
+
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
+                                           if f is PathFinder or not hasattr(f, "find_distributions")])
+
     def put(*folders) -> bool:
         monkeypatch.setattr(sys, "path", [str(f) for f in folders])
         return puzzles.only_builtins_declared()
