@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from array import array
 from itertools import accumulate, compress
+from operator import itemgetter
 
 from smtpuzzles.contract import whole
 
@@ -328,9 +329,10 @@ class Replayed:
             # cell that is not walkable, so a step onto one fails at the next step, and the last
             # cell is looked at alone. On a map with a border of walls, a walk that leaves the map
             # enters a border cell first: the flat indices name the true cells up to there. Each
-            # cell is looked up once, for its wakes (low byte) and its gold (high byte).
+            # cell is looked up once, for its wakes (low byte) and its gold (high byte), all in
+            # one call (a stretch holds a step, so two cells or more: the itemgetter gives a tuple).
             try:
-                looked = array("H", map(looks.__getitem__, cells)).tobytes()
+                looked = array("H", itemgetter(*cells)(looks)).tobytes()
             except IndexError:  # past the border's far end: it was crossed first
                 return
             woken = looked[low::2]
