@@ -5,7 +5,8 @@
 For each command: the import time of smtpuzzles (median over --runs runs of the sum of the cumulative times of the top-level
 lines of `python -X importtime` from the first `smtpuzzles*` one on: every import the command makes after the interpreter's
 own start-up; a module loaded by importlib.import_module, such as a command's or a puzzle's, is not on those lines itself,
-and what it imports shows as top-level lines of its own), the ten heaviest modules, and the median of the
+and what it imports shows as top-level lines of its own; the least of the runs too, which a loaded machine's
+preemptions, counted in these wall-clock times, inflate least), the ten heaviest modules, and the median of the
 whole process's CPU time (user + system) over --runs runs. With --baseline, the same for a checkout
 of REV (a temporary `git worktree`, put first on PYTHONPATH), side by side. Every command runs in a
 temporary folder (the current folder comes first on sys.path). Byte code is written (.pyc files are
@@ -71,7 +72,7 @@ def measure(tree: Path, argv: list[str], runs: int) -> dict:
     total, heaviest = timed[len(timed) // 2]  # the median run's
     cpu = statistics.median(run(tree, argv, importtime=False)[1] for _ in range(runs))
     loaded = {name.split(".")[0] for _, name in heaviest}
-    return {"imports": total, "heaviest": heaviest[:10], "cpu": cpu,
+    return {"imports": total, "least": timed[0][0], "heaviest": heaviest[:10], "cpu": cpu,
             "solvers": sorted(loaded & {"z3", "pysat", "cvc5", "dask", "distributed", "flask", "pygal"})}
 
 
@@ -92,8 +93,8 @@ def main() -> None:
             results = {name: measure(tree, argv, args.runs) for name, tree in trees.items()}
             print(f"== smtpuzzles {' '.join(argv).replace('{tmp}/', '')}")
             for name, r in results.items():
-                print(f"  {name:<12} imports {r['imports']:.3f} s   process CPU {r['cpu']:.3f} s (median of "
-                      f"{args.runs})   loads {', '.join(r['solvers']) or 'no solver, Dask or web page'}")
+                print(f"  {name:<12} imports {r['imports']:.3f} s (least {r['least']:.3f})   process CPU {r['cpu']:.3f} s "
+                      f"(median of {args.runs})   loads {', '.join(r['solvers']) or 'no solver, Dask or web page'}")
             if len(results) == 2:
                 (_, new), (_, old) = results.items()
                 print(f"  ratio        imports {old['imports'] / new['imports']:.2f}x   CPU {old['cpu'] / new['cpu']:.2f}x")
