@@ -13,7 +13,9 @@ tool then the BFS, so that both see the same load; the table gives min-median-ma
 per-pair ratio. Every answer is compared with the BFS's, and the first run of each map is audited
 with `audit --resolve` (z3 and cvc5 re-solve the UNSAT step; the closed set is checked). Python's
 compiled bytecode is kept (in a temporary folder) as an installed package keeps it; one unmeasured
-run of each command comes first. The start-up floor is the tool on a two-cell map.
+run of each command comes first. The start-up floor is the tool on a two-cell map. Commands run in
+a temporary folder, so `PYTHONPATH=OTHER_TREE` measures that tree's tool even when this script is
+run from a checkout (`python -m` puts the current folder first on sys.path).
 """
 
 from __future__ import annotations
@@ -66,10 +68,15 @@ def environment(cache: str) -> dict:
     return env
 
 
+# Every command runs in the benchmark's temporary folder: `python -m` puts the current folder first on
+# sys.path, so run from a checkout it would measure that checkout's tree whatever PYTHONPATH names.
+WHERE = {"cwd": tempfile.gettempdir()}
+
+
 def measured(args: list[str], env: dict) -> tuple[float, float, str]:
     """(CPU seconds, peak MB, stdout) of one command in a fresh process."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, *args], stdout=out, stderr=err, text=True, env=env)
+        proc = subprocess.Popen([sys.executable, *args], stdout=out, stderr=err, text=True, env=env, **WHERE)
         # Reaped here, not by Popen: wait4 gives this child's own CPU time and peak memory.
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -102,6 +109,7 @@ def main() -> int:
     print(f"{'map':>9} {'seed':>4} {'gold':>6} {'encoding':>8} {'tool':>16} {'MB':>5} {'BFS':>16} {'MB':>5} "
           f"{'ratio':>16} {'audit':>6} agree", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
+        WHERE["cwd"] = tmp
         env = environment(str(Path(tmp) / "pycache"))
         runs = Path(tmp) / "runs"
         floor = Path(tmp) / "floor.txt"
