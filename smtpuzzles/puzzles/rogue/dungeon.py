@@ -40,16 +40,17 @@ IS_MONSTER = bytes([0, 0, 1] + [0] * 253)  # Grid.kind -> 1 on the monsters
 LOW_HIGH = (0, 1) if sys.byteorder == "little" else (1, 0)
 
 
-@dataclass(frozen=True)
 class Grid:
     """The map as flat arrays with a border of walls, so that a neighbour needs no bounds check:
     cell (r, c) is index (r + 1) * stride + c + 1; `kind` is 1 walkable, 2 monster, 0 wall or border;
-    `near` has bit d set when a monster stands at DIRECTIONS[d] from the cell."""
+    `near` has bit d set when a monster stands at DIRECTIONS[d] from the cell. (A plain class, not a
+    dataclass: made once a map, and making the dataclass was a millisecond of every start-up.)"""
 
-    stride: int
-    kind: bytearray
-    near: bytearray
-    offsets: tuple  # per monster mask: the index offsets of the quiet directions
+    __slots__ = ("stride", "kind", "near", "offsets")
+
+    def __init__(self, stride: int, kind: bytearray, near: bytearray, offsets: tuple):
+        self.stride, self.kind, self.near = stride, kind, near
+        self.offsets = offsets  # per monster mask: the index offsets of the quiet directions
 
     def index(self, p) -> int:
         return (p[0] + 1) * self.stride + p[1] + 1

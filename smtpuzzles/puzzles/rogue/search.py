@@ -8,7 +8,6 @@ The search is what the `reach` encoding (the default) states as a formula and wh
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
 
 from .dungeon import Dungeon
 from .walks import KEYS, rows_of
@@ -17,14 +16,14 @@ from .walks import KEYS, rows_of
 FREE = bytes([0, 1] + [0] * 254)
 
 
-@dataclass(frozen=True)
 class Reached:
     """What the search found: the closed set as marks on the grid, the walk as numpad keys, and the
     gold in the set (all of it taken by the walk)."""
 
-    inside: bytearray
-    moves: str
-    gold: int
+    __slots__ = ("inside", "moves", "gold")
+
+    def __init__(self, inside: bytearray, moves: str, gold: int):
+        self.inside, self.moves, self.gold = inside, moves, gold
 
     def solution(self, dungeon: Dungeon) -> dict:
         return {"moves": self.moves, "closed_rows": rows_of(dungeon, self.inside)}
