@@ -248,8 +248,7 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
                         guarded(module, "referee", lambda s: module.referee(instance, s)),
                         ledger.append, replay, settings.time_limit, on_step, solution_seen, cubes,
                         split_after=settings.split_after, deadline=settings.deadline)
-    # The base's hash as the ledger recorded it (a resume's encoding writes the same base, or it is
-    # refused): enc.formula.sha256 would build and hash the whole text again for every run.
+    # The base's hash as recorded (a resume's encoding writes that base): enc.formula.sha256 hashes it again.
     split_work(steering, settings, client, {"puzzle": module.NAME, "instance": run["instance"], "encoding": enc.name,
                                             "engine": settings.engine, "params": settings.params,
                                             "base_sha256": run["base"]["sha256"]})
