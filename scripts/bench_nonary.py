@@ -8,7 +8,7 @@ side on seeded random maps (2..8 rooms, 4..40 doors) and on the seed cases.
 --classes: per class of maps, whole runs (`run.solve`, ledger included, in this process after one
 unmeasured run; the puzzle's contract checked once beforehand, as the command line's registry does)
 and the brute force on the same map, one after the other, CPU seconds of this
-process (the solver's threads included; the brute force given up after --brute-limit seconds of
+process (the solver's and the ledger's threads included; the brute force given up after --brute-limit seconds of
 CPU; a call under 50 ms repeated to fill 50 ms and averaged), the median of --repeat pairs a map;
 then per class the
 medians and the per-map ratio (min-median-max). Classes: `seed` (the ten seed maps), `tiny` (20 maps
@@ -153,7 +153,8 @@ def classes(names: list[str], hard: int, repeat: int, brute_limit: float, check_
                       flush=True)
             ratios = [r[2] for r in rows]
             # Beside it, the maps the brute force needs 10 ms or more for: below that, a run's fixed
-            # cost (ledger written and synced to disk, about 4 ms of CPU) is most of the ratio.
+            # cost (its ledger's files written and synced to disk, 2 to 5 ms of CPU here as the disk's
+            # load goes) is most of the ratio.
             longer = [r[2] for r in rows if r[1] >= 0.01]
             summary.append((name, len(rows), statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows),
                             min(ratios), statistics.median(ratios), max(ratios), all(r[3] for r in rows),
