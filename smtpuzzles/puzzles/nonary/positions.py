@@ -1,7 +1,7 @@
 """The `positions` encoding: every position of the game (who stands where, which doors are spent)
-listed by a search under the rules, and the listing itself written as clauses, so the solver only
-propagates. Also the search's pieces the all-out plan reuses (numbered rooms, the moves from a
-position)."""
+listed by a search under the rules, and the listing itself written as clauses, which a solver would
+only propagate (a run answers from the listing and loads none). Also the search's pieces the
+all-out plan reuses (numbered rooms, the moves from a position)."""
 
 from __future__ import annotations
 
@@ -209,10 +209,12 @@ def encode_positions(game: Game, graph: Positions, name: str, version: int) -> E
     legal move carrying `at` from its position to the next; `escaped_ge{k}` holds exactly when a
     reached position has at least k players out.
 
-    Here the search that lists the positions does the work, as a memoised brute force would, and
-    the solver only propagates: the UNSAT step at best + 1 is settled at once. What carries the
-    proof is the listing, which the audit makes again with today's code (the drift check) and
-    which the solver-free certificate confirms by an independent search. See encodings/nonary.md."""
+    Here the search that lists the positions does the work, as a memoised brute force would, and a
+    solver would only propagate: "at least best + 1" is false by one clause. So the run loads none
+    (notes["answer"]: the best position's plan as the model, that claim settled by the bound), and
+    `audit --resolve` has z3 and cvc5 refute its query. What carries the proof is the listing,
+    which the audit makes again with today's code (the drift check) and which the solver-free
+    certificate confirms by an independent search. See encodings/nonary.md."""
     out = [bin(standing[-1]).count("1") for standing in graph.standing]  # players out, per position
     formula = _graph_formula(len(out), graph.moves, out)
 
