@@ -116,3 +116,19 @@ def test_a_finished_published_run_has_nothing_to_resume(cli):
     with pytest.raises(InputError, match="finished"):
         working_copy(copy, cli.tmp_path / "work")
     assert not (cli.tmp_path / "work").exists()
+
+
+def test_the_unpack_command_says_how_to_resume_and_refuses_in_one_line(cli, published_unfinished):
+    work = cli.tmp_path / "work"
+    code, out, err = cli("unpack", published_unfinished, "--out", work)
+    copy = work / published_unfinished.name
+    assert code == 0 and out.splitlines() == [f"unpacked into {copy}",
+                                              f"resume it with: smtpuzzles solve kingtour --resume {copy}"], err
+    assert max(map(len, out.splitlines())) <= 80 or len(str(copy)) > 40
+    code, out, err = cli("solve", "kingtour", "--resume", copy, "--json")
+    assert (code, json.loads(out)["status"]) == (0, "optimal"), err
+    for args, words in (((published_unfinished, "--out", work), "already exists"),
+                        ((copy, "--out", cli.tmp_path / "w2"), "not compressed"),
+                        ((cli.tmp_path / "nowhere",), "not a run folder")):
+        code, out, err = cli("unpack", *args)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and words in err, (args, err)

@@ -60,8 +60,8 @@ def main(argv=None) -> int:
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load
 # neither rich's live display nor the audit, the web page or the batch runner; docs/benchmarks.md).
-COMMANDS = {"solve": "solving", "certify": "solving", "audit": "other_commands", "proofs": "other_commands",
-            "show": "showing", "export": "other_commands", "examples": "other_commands",
+COMMANDS = {"solve": "solving", "certify": "solving", "unpack": "other_commands", "audit": "other_commands",
+            "proofs": "other_commands", "show": "showing", "export": "other_commands", "examples": "other_commands",
             "convert": "other_commands", "results": "other_commands", "serve": "other_commands",
             "batch": "other_commands"}
 

@@ -1,4 +1,4 @@
-"""The commands that hand over to a module of their own: audit, export, examples, convert,
+"""The commands that hand over to a module of their own: audit, unpack, export, examples, convert,
 results, batch."""
 
 from __future__ import annotations
@@ -23,6 +23,17 @@ def cmd_proofs(args) -> int:
     from smtpuzzles.auditview import run_proofs_command
 
     return run_proofs_command(args)
+
+
+def cmd_unpack(args) -> int:
+    from smtpuzzles.folders.runfolder import read_run_json
+    from smtpuzzles.unpacking import working_copy
+
+    copy = working_copy(Path(args.run_dir), check_writable_folder(args.out, "--out"))
+    puzzle = read_run_json(copy)["puzzle"]
+    print(f"unpacked into {escaped(str(copy))}\n"  # two lines: each fits 80 columns
+          f"resume it with: smtpuzzles solve {escaped(puzzle)} --resume {escaped(str(copy))}")
+    return 0
 
 
 def cmd_export(args) -> int:

@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     _audit_command(sub)
     _proofs_command(sub)
     _certify_command(sub)
+    _unpack_command(sub)
     _show_command(sub)
     _export_command(sub)
     _examples_command(sub)
@@ -221,6 +222,21 @@ def _certify_flags(certify: Parser) -> None:
     certify.add_argument("--time-limit", type=time_limit_argument, metavar="S",
                          help="seconds allowed for the proof-logging solver (default: none)")
     progress_flag(certify)
+
+
+def _unpack_command(sub) -> None:
+    unpack = sub.add_parser("unpack", help="a resumable working copy of a published unfinished run",
+                            description="Copy a published run folder (its ledger compressed, its base formula "
+                                        "perhaps left out) into OUT as a working folder a resume can go on with: "
+                                        "the ledger as steps.jsonl and the base formula rebuilt from the recorded "
+                                        "instance, kept only when its sha-256 is the one run.json records. The "
+                                        "published folder is only read. Exit 0 copied, 2 refused.")
+    unpack.fill = _unpack_flags
+
+
+def _unpack_flags(unpack: Parser) -> None:
+    unpack.add_argument("run_dir", metavar="RUN_DIR", help="a published run folder (steps.jsonl.gz)")
+    unpack.add_argument("--out", default="runs", metavar="DIR", help="folder to make the copy in (default: runs)")
 
 
 def _show_command(sub) -> None:
