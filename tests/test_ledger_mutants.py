@@ -168,7 +168,7 @@ def test_close_lets_go_of_the_steps_file_and_the_lock(tmp_path):
 def test_an_entry_planted_at_the_temporary_name_is_never_written_through(tmp_path, monkeypatch, planted):
     """The temporary name is created exclusively: a symlink or a file already there (a guess by
     whoever controls the folder) makes the write fail, and its target keeps its bytes."""
-    monkeypatch.setattr(ledger_module.secrets, "token_hex", lambda n: "feedbeef")
+    monkeypatch.setattr(ledger_module.os, "urandom", lambda n: bytes.fromhex("feedbeef"))
     path = tmp_path / "run.json"
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious\n")

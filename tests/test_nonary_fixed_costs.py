@@ -10,6 +10,8 @@ import pathlib
 import time
 from pathlib import Path
 
+import pytest
+
 from smtpuzzles import run as runner
 from smtpuzzles.folders import ledger as ledger_module
 from smtpuzzles.puzzles import nonary
@@ -75,3 +77,27 @@ def test_a_seal_syncs_every_file_before_the_sealed_run_json(tmp_path, monkeypatc
     synced = {Path(path).name for what, path in events[:last] if what == "synced"}
     assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json", "certificate.smt2.gz"} <= synced
     assert json.loads((ledger.dir / "run.json").read_text())["status"] == "optimal"
+
+
+def test_syncing_at_once_waits_for_every_job_and_raises_a_failure_of_any():
+    """A seal's syncs run side by side: none is left running when it returns, and a disk error on
+    any of them (not only the first, which runs in the caller's thread) reaches the caller."""
+    from smtpuzzles.errors import LedgerError
+
+    ended = []
+
+    def slow(name):
+        def job():
+            time.sleep(0.05)
+            ended.append(name)
+        return job
+
+    def failing():
+        raise LedgerError("cannot sync (Input/output error)", "steps.jsonl")
+
+    with pytest.raises(LedgerError, match="cannot sync"):
+        ledger_module._at_once([slow("first"), failing, slow("third")])
+    assert sorted(ended) == ["first", "third"]  # both waited for before the failure was raised
+    ended.clear()
+    ledger_module._at_once([slow("a"), slow("b"), slow("c")])
+    assert sorted(ended) == ["a", "b", "c"]
