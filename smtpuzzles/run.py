@@ -337,6 +337,9 @@ def answered_without_solver(steer: Steering, answer: dict) -> Outcome:
                                 "result": "sat", "by": "search", "seconds": 0.0, "stats": {}, "solution": solution,
                                 "value": value})
         recorder.on_step(step)
+    elif step["value"] != answer["value"]:  # the closing claim is today's best + 1: only true of that best
+        raise ResumeMismatch(f"step {step['index']} recorded a solution worth {step['value']!r}; today's search "
+                             f"finds {answer['value']!r}")
     solution, value = step["solution"], step["value"]
     steer.on_solution(solution, value)
     recorder.settled(answer["closing"], "bound", reason=answer["reason"])

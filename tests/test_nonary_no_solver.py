@@ -112,3 +112,27 @@ def test_a_run_stopped_after_its_model_resumes_to_the_bound(tmp_path, monkeypatc
     assert [s["by"] for s in steps_of(ledger.dir)] == ["search", "bound"]
     report = audit(ledger.dir, resolve="certificate", solvers=("z3",))
     assert report.ok, [f.text for f in report.findings if not f.ok]
+
+
+def test_a_resume_refuses_a_recorded_model_worth_less_than_todays_search(tmp_path, monkeypatch):
+    """Stopped after a first step whose plan is legal but worth less than the optimum (a forged
+    folder, or one written by a listing bug): the resume must not close "at least best + 1" over
+    today's best while keeping the recorded value. It refuses in one line and leaves the run as it
+    was found (sealed interrupted, one step), never "optimal" at the lower value."""
+    from smtpuzzles.errors import LedgerError
+
+    doors = json.loads((EXAMPLES / "08.json").read_text())  # optimum 7
+    worth = understated(monkeypatch, doors)
+
+    def stop(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recorder.Recorder, "settled", stop)
+    outcome, ledger = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
+    assert outcome.status == "interrupted" and [(s["by"], s["value"]) for s in steps_of(ledger.dir)] == [("search", worth)]
+    monkeypatch.undo()  # today's honest encoder and recorder
+    with pytest.raises(LedgerError, match=f"worth {worth}; today's search finds {EXPECTED['08.json']}"):
+        runner.resume(ledger.dir)
+    run = json.loads((ledger.dir / "run.json").read_text())
+    assert (run["status"], run["steps"]) == ("interrupted", 1)
+    assert len(steps_of(ledger.dir)) == 1
