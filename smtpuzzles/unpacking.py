@@ -20,7 +20,8 @@ from smtpuzzles.folders.bounded import read_capped, read_gz
 from smtpuzzles.folders.ledger import write_atomic, write_gz
 from smtpuzzles.folders.renaming import rename_new
 from smtpuzzles.folders.runfolder import (BASE, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON, MAX_STEPS_FILE, RUN,
-                                          SOLUTION, STEPS, STEPS_GZ, open_run, read_run_json, steps_name)
+                                          SCRATCH_PREFIX, SOLUTION, STEPS, STEPS_GZ, open_run, read_run_json,
+                                          steps_name)
 from smtpuzzles.folders.statuses import ANSWERED
 
 COPIED = ((RUN, MAX_RUN_JSON), (INPUT, MAX_RUN_JSON), (SOLUTION, MAX_SOLUTION_JSON))
@@ -37,12 +38,19 @@ def working_copy(published: Path, out_dir: Path) -> Path:
                          "or a plain copy of it", str(published))
     if run["status"] in ANSWERED:
         raise InputError(f"the run is finished ({run['status']}); nothing to resume", str(published))
-    target = out_dir / published.resolve().name
+    source = published.resolve()
+    target = out_dir / source.name
+    if source == out_dir.resolve() or source in out_dir.resolve().parents:
+        raise InputError("is the published folder or inside it; unpack into another folder", str(out_dir))
     if target.exists() or target.is_symlink():
+        if target.resolve() == source:
+            raise InputError("is the published folder itself; unpack it into another folder (--out)", str(target))
         raise InputError("already exists; resume that, or unpack into another folder", str(target))
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".unpacking", dir=out_dir))
+        # A short name of its own (a run's name may be near the system's limit), which listings of
+        # runs pass over (runfolder.SCRATCH) should a kill leave it behind.
+        scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=out_dir))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(scratch, 0o777 & ~umask)  # as a run folder is made (mkdtemp makes it 0700)
@@ -54,7 +62,11 @@ def working_copy(published: Path, out_dir: Path) -> Path:
             if data is not None:
                 write_atomic(scratch / name, data, sync=False)
         write_atomic(scratch / STEPS, read_gz(published, STEPS_GZ, MAX_STEPS_FILE, STEPS_GZ) or b"", sync=False)
-        _rebuild_base(scratch)
+        try:
+            _rebuild_base(scratch)
+        except InputError as exc:  # named as the published folder's files: the scratch copy is gone
+            where = (exc.where or "").replace(str(scratch), str(published))
+            raise type(exc)(exc.message, where + (".gz" if where.endswith("/" + STEPS) else "")) from None
         _sync(scratch)
         if not rename_new(scratch, target):
             raise InputError("appeared meanwhile (another unpack?); this copy is not kept", str(target))

@@ -132,3 +132,49 @@ def test_the_unpack_command_says_how_to_resume_and_refuses_in_one_line(cli, publ
                         ((cli.tmp_path / "nowhere",), "not a run folder")):
         code, out, err = cli("unpack", *args)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and words in err, (args, err)
+
+
+def test_an_out_folder_in_the_published_folder_is_refused_and_the_folder_left_as_it_was(cli, published_unfinished):
+    before = tree_bytes(published_unfinished)
+    link = cli.tmp_path / "link"
+    link.symlink_to(published_unfinished)
+    for out in (published_unfinished, published_unfinished / "sub", link):
+        with pytest.raises(InputError, match="published folder or inside it"):
+            working_copy(published_unfinished, out)
+    with pytest.raises(InputError, match="published folder itself"):
+        working_copy(published_unfinished, published_unfinished.parent)  # resuming it is refused: no loop
+    assert tree_bytes(published_unfinished) == before
+
+
+def test_a_copy_a_kill_left_behind_is_no_run_of_the_listings_and_refusals_name_the_published_files(cli, published_unfinished):
+    from smtpuzzles.folders.runfolder import SCRATCH_PREFIX, find_runs
+
+    work = cli.tmp_path / "work"
+    copy = working_copy(published_unfinished, work)
+    left = work / f"{SCRATCH_PREFIX}abcd1234"  # as a kill between the copy and its rename leaves it
+    left.mkdir()
+    for path in copy.iterdir():
+        (left / path.name).write_bytes(path.read_bytes())
+    assert find_runs(work) == ([copy], [])
+    code, out, err = cli("results", work, "--json")
+    assert code == 0 and len(json.loads(out)) == 1, (out, err)
+
+    cut = cli.tmp_path / "cut" / published_unfinished.name
+    cut.mkdir(parents=True)
+    for name, data in tree_bytes(published_unfinished).items():
+        (cut / name).write_bytes(data)
+    lines = gzip.decompress((cut / "steps.jsonl.gz").read_bytes()).splitlines(keepends=True)
+    (cut / "steps.jsonl.gz").write_bytes(gzip.compress(b"".join(lines[:-1])))
+    with pytest.raises(LedgerError) as caught:
+        working_copy(cut, cli.tmp_path / "out3")
+    assert caught.value.where == str(cut / "steps.jsonl.gz")  # the user's file, not the removed scratch copy
+
+
+def test_the_printed_resume_command_can_be_pasted(cli, published_unfinished):
+    import shlex
+
+    work = cli.tmp_path / "a folder with spaces"
+    code, out, err = cli("unpack", published_unfinished, "--out", work)
+    assert code == 0, err
+    words = shlex.split(out.splitlines()[1].split(": ", 1)[1])
+    assert words == ["smtpuzzles", "solve", "kingtour", "--resume", str(work / published_unfinished.name)]

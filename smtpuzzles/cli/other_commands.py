@@ -3,6 +3,7 @@ results, batch."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from smtpuzzles import puzzles
@@ -31,8 +32,9 @@ def cmd_unpack(args) -> int:
 
     copy = working_copy(Path(args.run_dir), check_writable_folder(args.out, "--out"))
     puzzle = read_run_json(copy)["puzzle"]
-    print(f"unpacked into {escaped(str(copy))}\n"  # two lines: each fits 80 columns
-          f"resume it with: smtpuzzles solve {escaped(puzzle)} --resume {escaped(str(copy))}")
+    print(f"unpacked into {escaped(str(copy))}\n"  # two lines: each fits 80 columns; a command to paste
+          f"resume it with: smtpuzzles solve {escaped(shlex.quote(puzzle))} --resume "
+          f"{escaped(shlex.quote(str(copy) if copy.is_absolute() or not str(copy).startswith('-') else f'./{copy}'))}")
     return 0
 
 

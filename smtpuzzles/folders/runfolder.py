@@ -449,6 +449,15 @@ def relative_name(run_dir: Path, folder: Path) -> str:
     return run_dir.absolute().name or str(run_dir) if relative == "." else relative
 
 
+# Folders a copy is made in before it takes its name (`smtpuzzles unpack`, scripts/publish_run.py):
+# never runs of their own, even when a kill leaves one behind.
+SCRATCH_PREFIX = ".unpacking-"
+
+
+def is_scratch(name: str) -> bool:
+    return name.startswith(SCRATCH_PREFIX) or (name.startswith(".") and name.endswith(".publishing"))
+
+
 def run_folders(folder: Path) -> list[Path]:
     """Every folder holding a run.json below `folder` (see `find_runs`)."""
     return find_runs(folder)[0]
@@ -467,7 +476,8 @@ def find_runs(folder: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
         try:
             with os.scandir(top) as listing:
                 entries = list(listing)
-            below = sorted(Path(e.path) for e in entries if e.name != "run.json" and e.is_dir(follow_symlinks=False))
+            below = sorted(Path(e.path) for e in entries
+                           if e.name != "run.json" and not is_scratch(e.name) and e.is_dir(follow_symlinks=False))
         except OSError as exc:
             unreadable.append((top, exc.strerror or exc.__class__.__name__))
             continue
