@@ -210,3 +210,19 @@ def test_the_one_puzzle_parse_is_taken(monkeypatch):
     monkeypatch.setattr(cli_parser, "_solve_flags", lambda solve, only=None: (filled.append(only), real(solve, only))[1])
     parsed = cli_parser.build_parser().parse_args(["solve", "rogue", MAP, "--json"])
     assert parsed.json and [p.NAME for p in filled] == ["rogue"] and not hasattr(parsed, "size")
+
+
+def test_a_package_whose_entry_points_do_not_parse_is_named_not_a_traceback(tmp_path):
+    """Any installed package's entry_points.txt is read by the puzzles' discovery; one with a line
+    importlib.metadata cannot parse used to end every listing of the puzzles with a traceback."""
+    info = tmp_path / "site" / "junk-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: junk\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[console_scripts]\nthis line has no equals\n")
+    status, out, err, _ = fresh(["solve", "--help"], tmp_path, [tmp_path / "site"])
+    assert status == 0 and "Traceback" not in err
+    assert "(package junk): left out, its entry_points.txt cannot be read" in " ".join(out.split())
+    for name in puzzles.BUILTIN:
+        assert f"\n  {name}" in out
+    status, out, err, _ = fresh(["solve", "nosuch"], tmp_path, [tmp_path / "site"])
+    assert status == 2 and "Traceback" not in err and "unknown puzzle 'nosuch'" in err

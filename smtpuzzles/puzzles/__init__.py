@@ -72,17 +72,38 @@ class BuiltinEntry:
 def discover(entry_points=None) -> Registry:
     """Load every registered puzzle. `entry_points` (for tests) replaces what the installed
     metadata declares."""
+    registry = Registry()
     if entry_points is None:
         from importlib import metadata
 
-        found = list(metadata.entry_points(group=GROUP))
+        try:
+            found = list(metadata.entry_points(group=GROUP))
+        except Exception:  # noqa: BLE001 - one package's unreadable entry_points.txt: read them one by one
+            found = _declared_one_by_one(metadata, registry)
         if not any(ep.name in BUILTIN and ep.value == BUILTIN[ep.name] for ep in found):
             found = [metadata.EntryPoint(name, value, GROUP) for name, value in BUILTIN.items()] + found
     else:
         found = list(entry_points)
     order = list(BUILTIN)
     found.sort(key=lambda ep: (order.index(ep.name) if ep.name in order else len(order), ep.name))
-    return registered(found, Registry())
+    return registered(found, registry)
+
+
+def _declared_one_by_one(metadata, registry: Registry) -> list:
+    """The group's entry points, each installed package read on its own (the first of a name on
+    sys.path, as importlib.metadata takes it): a package whose entry_points.txt does not parse is
+    named among the puzzles left out instead of ending every command with a traceback."""
+    found, seen = [], set()
+    for dist in metadata.distributions():
+        name = getattr(dist, "_normalized_name", None) or str(dist.metadata["Name"] or "").lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            found += list(dist.entry_points.select(group=GROUP))
+        except Exception as exc:  # noqa: BLE001 - a file of another package's, in any shape
+            registry.failed[f"(package {name})"] = f"its entry_points.txt cannot be read ({exc.__class__.__name__})"
+    return found
 
 
 def registered(found: list, registry: Registry) -> Registry:
