@@ -64,7 +64,7 @@ def test_nonary_map_with_400_doors_is_refused(tmp_path):
 
 def test_kingtour_35_with_5x7_boxes_is_refused(tmp_path):
     proc = capped("solve", "kingtour", "--size", 35, "--box", "5x7", "--out", tmp_path / "runs")
-    refused(proc, "--size", "35", "1..20")
+    refused(proc, "--size", "35", "1..18")
 
 
 @pytest.mark.parametrize("puzzle,cell", [("rogue", "."), ("tatamibari", "*")])
@@ -127,9 +127,9 @@ def test_byte_cap_is_a_few_mebibytes():
 # ------------------------------------------------------------------- the largest accepted instances
 def test_largest_accepted_instances_load_and_one_more_is_refused():
     """The documented bounds, exactly: accepted at the limit, refused just beyond (load only)."""
-    assert kingtour.load(None, "x", {"size": 20}).size == 20
-    with pytest.raises(InputError, match="outside 1..20"):
-        kingtour.load(None, "x", {"size": 21})
+    assert kingtour.load(None, "x", {"size": 18}).size == 18
+    with pytest.raises(InputError, match="outside 1..18"):
+        kingtour.load(None, "x", {"size": 19})
 
     doors = [[9, 0, -1]] + [[1 + i % 8, i % 20, (i + 1) % 20] for i in range(99)]
     assert len(nonary.load(json.dumps(doors), "x", {}).doors) == 100

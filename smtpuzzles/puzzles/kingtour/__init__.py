@@ -35,7 +35,7 @@ DEFAULT_ENGINE = "sat"  # measured in scripts/bench_kingtour.py: python-sat's Gl
 ENGINE_PARAMS = {"sat": {"solver": "glucose42"}}
 MODES = ("optimise",)
 OPTIONS = (
-    Option("size", int, "board size N (up to 20)", metavar="N", minimum=1),
+    Option("size", int, "board size N (up to 18)", metavar="N", minimum=1),
     Option("box", str, "box shape (default: the squarest, e.g. 2x3 for 6)", metavar="RxC"),
     Option("clues", str, "clue grid, digits and '.' for empty", metavar="FILE", input_file=True),
 )
