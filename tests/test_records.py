@@ -107,8 +107,8 @@ def test_each_record_audits_clean_on_its_stored_proof(cli, run_dir, monkeypatch)
 UNFINISHED = [d for d in RUNS if json.loads((d / "run.json").read_text())["status"] in ("interrupted", "unknown")]
 
 
-def test_the_long_runs_published_unfinished_are_the_16x16_ones():
-    assert sorted(instance(d) for d in UNFINISHED) == [(16, "2x8"), (16, "4x4")]
+def test_the_long_runs_published_unfinished_are_the_16x16_and_18x18_ones():
+    assert sorted(instance(d) for d in UNFINISHED) == [(16, "2x8"), (16, "4x4"), (18, "3x6")]
 
 
 @pytest.mark.parametrize("run_dir", UNFINISHED, ids=lambda d: "x".join(map(str, instance(d)[:1] * 2)))

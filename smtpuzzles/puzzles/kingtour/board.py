@@ -12,7 +12,7 @@ from smtpuzzles.errors import InputError
 
 DIGIT_CHARS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # The read-digit clauses grow as N^5 (encodings/kingtour.md): 18x18, the largest record board, holds
-# 1.6 GB while it is solved; 20x20 took 2.3 GB before a solver started, and its tour's 3-digit
+# 2.1 GB while it is solved; 20x20 took 2.3 GB before a solver started, and its tour's 3-digit
 # steps no longer fit 80 columns.
 LIMITS = {"size": 18}
 
