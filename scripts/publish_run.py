@@ -39,13 +39,12 @@ import json
 import math
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.bounded import gz_digest, read_capped
 from smtpuzzles.folders.locking import writer_active
-from smtpuzzles.folders.renaming import rename_new
+from smtpuzzles.folders.renaming import rename_new, scratch_folder
 from smtpuzzles.folders.runfolder import (BASE, CERTIFICATE, DIMACS, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON,
                                           MAX_STEPS_FILE, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN, SOLUTION,
                                           STEPS, STEPS_GZ, open_run, read_gz, steps_name)
@@ -144,14 +143,14 @@ def publish(run_dir: Path, results_dir: Path, compress, max_base: int, cap: int)
     _audit(run_dir, "the run folder")  # before anything big is read: its reads are bounded
     # A scratch folder of this publish's own: another publish of the same name makes its own, and
     # whatever else lies in RESULTS_DIR (an older .NAME.publishing) is never touched.
-    scratch = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".publishing", dir=results_dir))
+    scratch = scratch_folder(results_dir, f".{name}.", ".publishing")
     try:
         _copy(folder, scratch, compress, max_base)
         _not_written(run_dir)
         report = _check(scratch, results_dir, cap)
         _rename_new(scratch, target)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)  # ours: made by mkdtemp above
+        shutil.rmtree(scratch, ignore_errors=True)  # ours: made above
         raise
     print(f"published {escaped(target)}; check it with: smtpuzzles audit {escaped(target)}")
     print(f"\nits entry for {results_dir / 'records.toml'}:\n[[record]]\nfolder = {json.dumps(name)}\n"

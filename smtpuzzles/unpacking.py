@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.folders.bounded import read_capped, read_gz
-from smtpuzzles.folders.ledger import write_atomic, write_gz
-from smtpuzzles.folders.renaming import rename_new
+from smtpuzzles.folders.ledger import sync_file, write_atomic, write_gz
+from smtpuzzles.folders.renaming import rename_new, scratch_folder
 from smtpuzzles.folders.runfolder import (BASE, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON, MAX_STEPS_FILE, RUN,
                                           SCRATCH_PREFIX, SOLUTION, STEPS, STEPS_GZ, open_run, read_run_json,
                                           steps_name)
@@ -36,8 +35,7 @@ def working_copy(published: Path, out_dir: Path) -> Path:
     if steps_name(published) != STEPS_GZ:
         raise InputError(f"its ledger is not compressed ({STEPS}): it is a working folder already; resume it, "
                          "or a plain copy of it", str(published))
-    if run["status"] in ANSWERED:
-        raise InputError(f"the run is finished ({run['status']}); nothing to resume", str(published))
+    _require_unfinished(run, str(published))
     source = published.resolve()
     target = out_dir / source.name
     if source == out_dir.resolve() or source in out_dir.resolve().parents:
@@ -50,10 +48,7 @@ def working_copy(published: Path, out_dir: Path) -> Path:
         out_dir.mkdir(parents=True, exist_ok=True)
         # A short name of its own (a run's name may be near the system's limit), which listings of
         # runs pass over (runfolder.SCRATCH) should a kill leave it behind.
-        scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=out_dir))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(scratch, 0o777 & ~umask)  # as a run folder is made (mkdtemp makes it 0700)
+        scratch = scratch_folder(out_dir, SCRATCH_PREFIX)
     except OSError as exc:
         raise InputError(f"cannot make a folder there ({exc.strerror})", str(out_dir)) from None
     try:
@@ -71,7 +66,7 @@ def working_copy(published: Path, out_dir: Path) -> Path:
         if not rename_new(scratch, target):
             raise InputError("appeared meanwhile (another unpack?); this copy is not kept", str(target))
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)  # ours: made by mkdtemp above
+        shutil.rmtree(scratch, ignore_errors=True)  # ours: made above
         raise
     return target
 
@@ -81,18 +76,21 @@ def _rebuild_base(scratch: Path) -> None:
     from smtpuzzles.auditing.readback import recorded_instance, todays_encoding
 
     folder = open_run(scratch)  # schema, caps, hash chain and seal, read from our own copy
-    if folder.run["status"] in ANSWERED:
-        raise InputError(f"the run is finished ({folder.run['status']}); nothing to resume", str(scratch / RUN))
+    _require_unfinished(folder.run, str(scratch / RUN))
     module, instance = recorded_instance(folder.run, str(scratch / RUN))
     # Refused unless it writes the recorded base formula (its sha-256 is run.json's).
     enc = todays_encoding(module, instance, folder.run, str(scratch / RUN), "it cannot be resumed here")
     write_gz(scratch / BASE, enc.formula.document(), sync=False)
 
 
+def _require_unfinished(run: dict, where: str) -> None:
+    if run["status"] in ANSWERED:
+        raise InputError(f"the run is finished ({run['status']}); nothing to resume", where)
+
+
 def _sync(folder: Path) -> None:
     for name in os.listdir(folder):
-        with open(folder / name, "rb") as handle:
-            os.fsync(handle.fileno())
+        sync_file(folder / name)
     descriptor = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(descriptor)

@@ -207,8 +207,8 @@ class Ledger:
 
     def sync(self, but: str = "") -> None:
         """Sync every file written without it (`but` one about to be written again, synced); from
-        then on each write is synced as it is made. The files are synced at once, each on a thread
-        but the last, and this returns when all are on disk: one after another, each waited for
+        then on each write is synced as it is made. The files are synced at once, each but the first on a
+        thread of its own, and this returns when all are on disk: one after another, each waited for
         the disk alone (five small files: 27 ms of wall time, against 3.5 ms at once, and a third
         less CPU; measured on ext4)."""
         pending, self._unsynced = (self._unsynced or set()) - {but}, None

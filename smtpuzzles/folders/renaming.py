@@ -14,6 +14,19 @@ _RENAME_NOREPLACE = 1
 _AT_CWD = -100
 
 
+def scratch_folder(parent: Path, prefix: str, suffix: str = "") -> Path:
+    """A new folder of this writer's own in `parent` (a random part between `prefix` and `suffix`),
+    made by mkdir with the umask's mode, as a run folder is (tempfile.mkdtemp would make it 0700)."""
+    for _ in range(100):
+        path = Path(parent) / f"{prefix}{os.urandom(4).hex()}{suffix}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free scratch folder name", str(parent))
+
+
 def rename_new(scratch: Path, target: Path) -> bool:
     """Rename `scratch` to `target`; False (nothing renamed) when `target` exists or appeared."""
     try:
