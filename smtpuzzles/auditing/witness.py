@@ -15,6 +15,7 @@ import threading
 import time
 
 from smtpuzzles.contract import reference_time_limit, whole
+from smtpuzzles.engines import sat_solver_class
 
 FIRST = {"op": "first"}  # the claim "there is a solution": F with nothing more
 BRUTE_FORCE_STEPS = 200_000  # an infeasible instance's brute force, where the puzzle has one
@@ -47,11 +48,9 @@ def check(module, instance, claim: dict, solution: dict | None, timeout: float |
     except TimeoutError:
         return None, f"the {module.NAME} reference formula was not built within the time limit ({timeout:g} s)"
     nvars, clauses = read_dimacs(text, f"{module.NAME} reference encoding")
-    from pysat.solvers import Solver
-
     # One solver for all the witnesses (a count's solutions differ only in the literals assumed), and
     # one time limit for them all.
-    with Solver(name="glucose4", bootstrap_with=clauses) as engine:
+    with sat_solver_class()(name="glucose4", bootstrap_with=clauses) as engine:
         return _admits_each(engine, module, instance, nvars, clauses, witnesses, whose,
                             None if timeout is None else time.monotonic() + timeout)
 

@@ -101,6 +101,27 @@ def ctrl_c_between_steps():
         _ctrl_c.clear()
 
 
+def sat_solver_class():
+    """python-sat's `Solver`, told that no call is made in the main thread.
+
+    Called from the main thread, python-sat puts in a SIGINT handler of its own that jumps out of
+    the C++ solver, whatever Python's handler was: a Ctrl-C that the user's shell had set to be
+    ignored (`cmd &`) ended the run with exit 130, and a few in a row crashed the process (the jump
+    taken in another thread, or out of a solver left half-changed). Without it, SIGINT reaches
+    Python's own handler: ignored, or taken as a Ctrl-C when the call returns. Every solver call
+    here is short (a conflict budget), run in a thread that `run_interruptibly` stops, or made in a
+    child process its parent kills."""
+    from pysat import _utils
+    from pysat.solvers import Solver
+
+    _utils.MainThread.check = staticmethod(_never)
+    return Solver
+
+
+def _never() -> bool:
+    return False
+
+
 def ctrl_c_pressed() -> bool:
     """Whether the run's first Ctrl-C is waiting to stop it (for waits that are not solver calls)."""
     return _ctrl_c.is_set()

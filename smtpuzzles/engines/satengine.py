@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import pysat
-from pysat.solvers import Solver
 
-from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly
+from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class
 from smtpuzzles.formula import Formula, Term
+
+Solver = sat_solver_class()
 
 
 class SatModel:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from smtpuzzles.engines import sat_solver_class
 from smtpuzzles.trusted.dimacs import ProofError, read_dimacs
 
 # Solvers of the installed python-sat that log proofs (Kissat cannot there; Minisat-based ones crash
@@ -25,7 +26,7 @@ SAT, UNSAT = 10, 20  # the child's exit status, as SAT solvers report it
 
 
 def _prove_child(solver: str, cnf_path: str, proof_path: str) -> int:
-    from pysat.solvers import Solver  # here, not at the top: the parent imports this module for its names
+    Solver = sat_solver_class()  # here, not at the top: the parent imports this module for its names
 
     _, clauses = read_dimacs(Path(cnf_path).read_bytes(), cnf_path)
     if solver == LRAT_SOLVER:
@@ -81,6 +82,8 @@ def cadical_lrat_solver(proof_file):
     try:
         import pysolvers
         from pysat import solvers
+
+        sat_solver_class()
     except ImportError as exc:
         raise lacks(f"a module ({exc})") from None
     solver_class = getattr(solvers, class_name, None)

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from smtpuzzles.engines import sat_solver_class
+
 # Candidates scored by look-ahead at each split: more finds a better variable, each costs two
 # propagations of the whole question.
 CANDIDATES = 48
@@ -194,7 +196,7 @@ def _look_ahead(solver, candidates: list[int], assumed: list[int], assigned: set
 
 
 def _loaded(base: Base, solver_name: str) -> _Loaded:
-    from pysat.solvers import Solver
+    Solver = sat_solver_class()
 
     loaded = _state.get(base.key)
     if loaded is None or getattr(loaded.solver, "_smtpuzzles_name", None) != solver_name:

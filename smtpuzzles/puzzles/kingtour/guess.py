@@ -17,9 +17,10 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator
 
+from smtpuzzles.engines import sat_solver_class
 
 from .board import Board, value
-from .reach import native, probe, take, untake
+from .reach import probe, take, untake
 
 # The starts kept after every start has walked a row's length: the full walks then cost a few
 # starts' worth (16x16: 1.6 s each), not all of them.
@@ -55,9 +56,8 @@ class SudokuSolver:
 
     def __init__(self, board: Board):
         self.board, n = board, board.size
-        from pysat.solvers import Solver  # on use: loading the puzzle (any --help) needs no solver
 
-        self.solver = Solver(name="minisat22")
+        self.solver = sat_solver_class()(name="minisat22")  # on use: any --help needs no solver
 
         def var(r, c, k):
             return 1 + (r * n + c) * n + (k - 1)
@@ -100,7 +100,7 @@ class SudokuSolver:
 
     def grid(self, assumptions: list[int]) -> list[list[int]] | None:
         """A completed grid under `assumptions`, or None if there is none."""
-        if not native(self.solver.solve, assumptions=assumptions):
+        if not self.solver.solve(assumptions=assumptions):
             return None
         n = self.board.size
         # One digit a cell, its variables in a row: the model's true variables, in order, are the

@@ -24,7 +24,7 @@ import time
 from typing import Sequence
 
 
-from smtpuzzles.engines import ctrl_c_pressed
+from smtpuzzles.engines import ctrl_c_pressed, sat_solver_class
 from smtpuzzles.formula import CNF
 
 from .board import Board, value
@@ -75,9 +75,8 @@ class Reach:
         # Whether some first steps were set aside with their way through undecided: from then on
         # "no answer" is only "none found" (the exclusions stay for every later question).
         self.set_aside_undecided = False
-        from pysat.solvers import Solver  # on use: loading the puzzle (any --help) needs no solver
-
-        self.solver = Solver(name=SOLVER, bootstrap_with=cnf.clauses)
+        # On use: loading the puzzle (any --help) needs no solver.
+        self.solver = sat_solver_class()(name=SOLVER, bootstrap_with=cnf.clauses)
 
     def close(self) -> None:
         self.solver.delete()
@@ -258,9 +257,7 @@ def way_through(board: Board, left: set[tuple[int, int]], end: tuple[int, int], 
         cnf.exactly_one(into[cell])
         cnf.at_most_one(out_of[cell])
     cnf.exactly_one(out_of[end])
-    from pysat.solvers import Solver
-
-    with Solver(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
+    with sat_solver_class()(name=SOLVER, bootstrap_with=cnf.clauses) as solver:
         while True:
             found = _solve(solver, [], deadline)
             if found is not True:
@@ -295,22 +292,9 @@ def _solve(solver, assumptions: list[int], deadline: float):
         if time.thread_time() >= deadline or ctrl_c_pressed():
             return "timeout"
         solver.conf_budget(CONFLICTS_PER_LOOK)
-        found = native(solver.solve_limited, assumptions=assumptions)
+        found = solver.solve_limited(assumptions=assumptions)
         if found is not None:
             return True if found else None
-
-
-def native(call, **arguments):
-    """A python-sat solver call. python-sat catches a Ctrl-C inside the C solver and raises its own
-    error: it is let be the Ctrl-C it was, so the run is sealed `interrupted` without a traceback."""
-    import pysolvers  # here: loading the puzzle needs no solver
-
-    try:
-        return call(**arguments)
-    except pysolvers.error as error:
-        if "keyboard interrupt" in str(error).lower():
-            raise KeyboardInterrupt from None
-        raise
 
 
 # ------------------------------------------------------------- ways through by Warnsdorff's rule
