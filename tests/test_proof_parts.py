@@ -156,9 +156,9 @@ def careless_weakening(monkeypatch) -> None:
     """Parts joined by a weakening that forgets the literal's negation in one lemma of each part."""
     real = parts._weakened
 
-    def careless(lrat, clauses, lit, next_id):
-        text, unit, after = real(lrat, clauses, lit, next_id)
-        return text.replace(f" {-lit} 0 ".encode(), b" 0 ", 1), unit, after
+    def careless(lrat, clauses, cube, next_id):
+        text, unit, after = real(lrat, clauses, cube, next_id)
+        return text.replace(f" {-cube[0]} 0 ".encode(), b" 0 ", 1), unit, after
 
     monkeypatch.setattr(parts, "_weakened", careless)
 
@@ -418,7 +418,7 @@ def test_a_link_left_at_a_temporary_name_is_never_written_through(tmp_path):
     victim.write_text("mine")
     kept = tmp_path / "kept"
     kept.mkdir()
-    for name in (f".{parts.PartsStore(kept, SMALL).path(1).name}.{os.getpid()}", ".part-x"):
+    for name in (f".{parts.PartsStore(kept, SMALL).path((1,)).name}.{os.getpid()}", ".part-x"):
         (kept / name).symlink_to(victim)
     proofs.certify_query(SMALL, split=1, parts_dir=kept)
     assert victim.read_text() == "mine" and len(list(kept.glob("*.lrat.gz"))) == 3
@@ -461,7 +461,7 @@ def test_checking_kept_parts_costs_no_more_per_byte_than_a_stored_proof(tmp_path
     lines += [f"{10 + width + k} 3 {wide} 0 {hints} 2 0\n" for k in range(repeats)]  # each looks at them all
     lines.append(f"{10 + width + repeats} 0 2 3 0\n")
     part = "".join(lines).encode()
-    parts.PartsStore(tmp_path, query).path(1).write_bytes(gzip.compress(part))
+    parts.PartsStore(tmp_path, query).path((1,)).write_bytes(gzip.compress(part))
     # The caps scaled down to this small part: 1 literal looked at per byte past the first 1,000.
     monkeypatch.setattr(lrat, "MADE_HERE", dataclasses.replace(lrat.MADE_HERE, free_visits=1000))
     monkeypatch.setattr(lrat, "LIMITS", dataclasses.replace(lrat.LIMITS, visits_per_byte=1))

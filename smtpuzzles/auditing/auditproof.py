@@ -11,7 +11,9 @@ import time
 from dataclasses import dataclass, replace
 
 from smtpuzzles.auditing import readback, witness
+from smtpuzzles.auditing.derivations import tree_split
 from smtpuzzles.auditing.readback import Referee, recorded_claim_terms, same_json
+from smtpuzzles.auditing.resolving import refuting_step
 from smtpuzzles.canonical import canonical_json
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
@@ -61,10 +63,12 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
         report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
         return None
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
-    # The encoding's advice to refute the claim a case at a time holds for a proof made here too: a
+    # A claim a shared question refuted cube by cube is proved the same way, a part a cube; else the
+    # encoding's advice to refute the claim a case at a time holds for a proof made here too: a
     # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
-    outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                           enc.advice.proof_parts(lambda: proofs.claim_cases(query)), parts_dir, checkers)
+    split = tree_split(folder, enc, refuting_step(folder, claim), query) or \
+        enc.advice.proof_parts(lambda: proofs.claim_cases(query))
+    outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress, split, parts_dir, checkers)
     if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
@@ -198,7 +202,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
     tell = progress or (lambda event: None)
     where = folder.steps_where
     done = {canonical_json(claim)} if claim is not None else set()
-    proved = 0
+    proved = by_cubes = 0
     for step in folder.steps:
         key = canonical_json(step["claim"])
         if step["result"] != "unsat" or key in done:
@@ -209,13 +213,15 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
         tell({"query": label, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
               "at": time.monotonic()})
         started = time.perf_counter()
+        split = tree_split(folder, enc, step, query)
         try:
-            if not checkers:
+            if not checkers and split is None:
                 ok, message = proofs.check(query, proofs.prove(query, timeout=timeout))
             else:
                 kept, observe = external.tallies(checkers, timeout, label, describe(step["claim"]))
-                proofs.certify_query(query, timeout=timeout, keep=False, observe=observe)
-                verdicts = [tally.verdict() for tally in kept if tally.checker.counts] or [(True, "")]
+                proofs.certify_query(query, timeout=timeout, split=split, keep=False, observe=observe)
+                verdicts = [tally.verdict(getattr(split, "words", "")) for tally in kept if tally.checker.counts] \
+                    or [(True, "")]
                 ok, message = next((v for v in verdicts if v[0] is not True), verdicts[0])
         except proofs.ProofError as exc:
             ok, message = (False if isinstance(exc, Satisfiable) else None), exc.message
@@ -223,11 +229,15 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
               "answer": "checked" if ok else "no proof", "seconds": time.perf_counter() - started})
         if ok:
             proved += 1
+            by_cubes += split is not None
         else:
             report.add("proof", ok, f"{label} ({describe(step['claim'])[:50]}): no checked proof: {message}")
     if proved:
         how = "a DRUP proof checked by smtpuzzles.proofs.drup" if not checkers else \
             "an LRAT proof checked by smtpuzzles.trusted.lrat and by " + " and ".join(c.name for c in checkers)
+        if by_cubes:
+            how += f" ({by_cubes} of them shared questions, by an LRAT proof joined from their cubes' parts" + \
+                (", checked by smtpuzzles.trusted.lrat)" if not checkers else ")")
         words = f"{proved} recorded UNSAT step quer{'y' if proved == 1 else 'ies'} built by today's encoder, each refuted " \
                 f"with {how}"
         report.add("proof", True, words)
@@ -260,7 +270,8 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
     outcomes = [_proof_verdict(report, kind, True, words, "")]
-    outcomes += [_outside_verdict(report, kind, *tally.verdict(split)) for tally in kept if tally.checker.counts]
+    cases = getattr(split, "words", f"the literals of clause {split} of the query")
+    outcomes += [_outside_verdict(report, kind, *tally.verdict(cases)) for tally in kept if tally.checker.counts]
     return _worst(outcomes)
 
 

@@ -14,6 +14,7 @@ from smtpuzzles.cubes import clauses_with, coverage_problem, without_cube
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import smt2
 from smtpuzzles.auditing.readback import recorded_claim_terms
+from smtpuzzles.proofs.splits import Split, by_tree
 from smtpuzzles.sharing.tree import summary_problem
 
 # A step by cases or by cubes rests on the steps it lists, which may rest on others. The driver
@@ -212,3 +213,13 @@ def _is_disjunction(text: str, cases: list[list[str]]) -> bool:
 def recorded_query_texts(enc, claim: dict, where: str) -> list[str]:
     """Today's assumptions for a claim read from a folder, as SMT-LIB2 terms."""
     return [smt2(t) for t in recorded_claim_terms(enc, claim, where)]
+
+
+def tree_split(folder, enc, step: dict | None, query) -> Split | None:
+    """The leaves of the tree of cubes `step` (a shared question) was refuted by, as a proof's
+    parts, when its check here holds; None for any other step, or one whose tree fails its check
+    (that is the claims section's finding; the query is then proved as it would be without one)."""
+    if step is None or step.get("by") != "tree" or Derivations(folder, enc).problems(step["index"]):
+        return None
+    summary, index = step["tree"], enc.formula.cnf.index
+    return by_tree(summary["tree"], [index[name] for name in summary["variables"]], query.variables)

@@ -36,7 +36,7 @@ class ProofFiles:
     def __init__(self, folder: Path):
         self.folder = folder
         self.whole: list[tuple[str, str]] = []  # (stem, what it refutes)
-        self.parts: dict[str, dict] = {}  # stem -> {"what", "header", "cases": {lit: file}}
+        self.parts: dict[str, dict] = {}  # stem -> {"what", "nvars", "clauses", "cases": {cube: file}}
 
     @property
     def path(self) -> str:
@@ -50,14 +50,16 @@ class ProofFiles:
             self.whole.append((stem, what))
             return True, f"written to {self.folder / (stem + '.lrat')}"
         kept = self.parts.get(stem)
-        if kept is None:  # the part's formula is the claim's and one unit: the claim's is written once
+        if kept is None:  # the part's formula is the claim's and its cube's units: the claim's is written once
             header, body = query.text.split("\n", 1)
-            body = body[:body.rstrip("\n").rfind("\n") + 1]  # the part's unit, its last line, left out
-            nvars, clauses = header.split()[2], int(header.split()[3]) - 1
+            for _ in case:  # the part's units, its last lines, left out
+                body = body[:body.rstrip("\n").rfind("\n") + 1]
+            nvars, clauses = header.split()[2], int(header.split()[3]) - len(case)
             self._write(f"{stem}.cnf", f"p cnf {nvars} {clauses}\n{body}".encode())
             (self.folder / f"{stem}-parts").mkdir()
-            kept = self.parts[stem] = {"what": what, "header": f"p cnf {nvars} {clauses + 1}", "cases": {}}
-        name = f"{stem}-parts/case{case:+d}.lrat"
+            kept = self.parts[stem] = {"what": what, "nvars": nvars, "clauses": clauses, "cases": {}}
+        name = kept["cases"].get(case) or (f"{stem}-parts/case{case[0]:+d}.lrat" if len(case) == 1 else
+                                           f"{stem}-parts/cube{len(kept['cases']) + 1}.lrat")
         if case in kept["cases"]:  # a part made anew: the earlier file gives way
             (self.folder / name).unlink()
         self._write(name, lrat)
@@ -102,15 +104,26 @@ class ProofFiles:
             lines.append(f"verified {stem}.cnf {stem}.lrat")
             count += 2
         for stem, kept in self.parts.items():
-            cases = sorted(kept["cases"])
-            text += [f"{stem}.cnf, {stem}-parts/: refutes {kept['what']}, in {len(cases)} parts. The proof",
-                     f"{stem}-parts/caseL.lrat refutes {stem}.cnf with the unit clause 'L 0' added (check.sh",
-                     f"writes that formula); the cases L ({', '.join(map(str, cases[:8]))}{', ...' if len(cases) > 8 else ''})",
-                     f"are exactly the literals of {self._clause_of(stem, cases)} of {stem}.cnf, so the parts",
-                     "together refute it", ""]
-            for case in cases:
-                lines.append(f'{{ echo "{kept["header"]}"; tail -n +2 {stem}.cnf; echo "{case} 0"; }} > part.cnf')
-                lines.append(f"verified part.cnf {kept['cases'][case]}")
+            cases = kept["cases"]
+            if all(len(cube) == 1 for cube in cases):
+                literals = sorted(cube[0] for cube in cases)
+                text += [f"{stem}.cnf, {stem}-parts/: refutes {kept['what']}, in {len(cases)} parts. The proof",
+                         f"{stem}-parts/caseL.lrat refutes {stem}.cnf with the unit clause 'L 0' added (check.sh",
+                         f"writes that formula); the cases L ({', '.join(map(str, literals[:8]))}"
+                         f"{', ...' if len(literals) > 8 else ''})",
+                         f"are exactly the literals of {self._clause_of(stem, literals)} of {stem}.cnf, so the parts",
+                         "together refute it", ""]
+            else:
+                text += [f"{stem}.cnf, {stem}-parts/: refutes {kept['what']}, in {len(cases)} parts, the leaves",
+                         "of the tree of cubes the run recorded for it. The proof cubeN.lrat refutes",
+                         f"{stem}.cnf with the cube's literals added as unit clauses (check.sh writes that",
+                         "formula, its units in the last lines); that the cubes are the leaves of a complete",
+                         "decision tree, so the parts together refute it, smtpuzzles checked (`audit`).", ""]
+            for cube, name in sorted(cases.items(), key=lambda item: item[1]):
+                units = "".join(f' echo "{lit} 0";' for lit in cube)
+                lines.append(f'{{ echo "p cnf {kept["nvars"]} {kept["clauses"] + len(cube)}"; tail -n +2 {stem}.cnf;'
+                             f'{units} }} > part.cnf')
+                lines.append(f"verified part.cnf {name}")
             lines.append("rm -f part.cnf")
             count += 1 + len(cases)
         text += ["What a checker cannot see: the audit found the claim to rest on", *[

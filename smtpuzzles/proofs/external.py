@@ -146,32 +146,38 @@ class Tally:
 
     seconds: float = 0.0  # the checker's time over every proof shown it
 
-    def __call__(self, query: Dimacs, lrat: bytes, case: int | None) -> None:
+    def __call__(self, query: Dimacs, lrat: bytes, case: tuple[int, ...] | None) -> None:
         started = time.monotonic()
         self.said[case] = self.checker.check(query, lrat, self.timeout, label=self.label, what=self.what, case=case)
         self.seconds += time.monotonic() - started
 
-    def verdict(self, split: int | None = None) -> tuple[bool | None, str]:
-        """(accepted, words for the report); `split`, the query's clause whose literals are the cases."""
+    def verdict(self, cases: str = "") -> tuple[bool | None, str]:
+        """(accepted, words for the report); `cases`, what the parts' cases are (a Split's words)."""
         if not self.said:
             return None, f"{self.checker.name} was shown no proof"
         rejected = [(case, line) for case, (ok, line) in self.said.items() if ok is False]
         undecided = [(case, line) for case, (ok, line) in self.said.items() if ok is None]
         if rejected or undecided:
             case, line = (rejected or undecided)[0]
-            return (False if rejected else None), ("" if case is None else f"part {case:+d}: ") + line
+            return (False if rejected else None), ("" if case is None else f"part {case_words(case)}: ") + line
         if None in self.said:
             return True, self.said[None][1]
-        return True, (f"each of its {len(self.said)} parts (the query with its case as a unit clause) accepted by "
-                      f"{self.checker.name} ({self.checker.path}), in {self.seconds:.1f} s in all; that the cases are "
-                      f"the literals of clause {split} of the query, so the parts cover it, checked here")
+        return True, (f"each of its {len(self.said)} parts (the query with its case's literals as unit clauses) "
+                      f"accepted by {self.checker.name} ({self.checker.path}), in {self.seconds:.1f} s in all; that "
+                      f"the cases are {cases or 'a cover of the query'}, so the parts cover it, checked here")
+
+
+def case_words(cube: tuple[int, ...]) -> str:
+    """A part's case in a line: its literals, signed ("+12", "-3 +7"), the first 8 of a long cube."""
+    shown = " ".join(f"{lit:+d}" for lit in cube[:8])
+    return (shown + (f" and {len(cube) - 8} more" if len(cube) > 8 else "")) or "the whole query"
 
 
 def tallies(checkers, timeout: float | None, label: str, what: str) -> tuple[list[Tally], object]:
     """A Tally for each checker, and one observer (for certify_query) that shows each of them a proof."""
     kept = [Tally(c, timeout, label=label, what=what) for c in checkers]
 
-    def observe(query: Dimacs, lrat: bytes, case: int | None) -> None:
+    def observe(query: Dimacs, lrat: bytes, case: tuple[int, ...] | None) -> None:
         for tally in kept:
             tally(query, lrat, case)
 

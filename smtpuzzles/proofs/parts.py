@@ -1,13 +1,15 @@
-"""Proofs in parts: a query Q refuted once per literal l of one of its clauses (Q & l, a part), the
-parts joined into one LRAT proof of Q that smtpuzzles.trusted.lrat checks against Q alone, line by
-line as the parts are made, so none of the joining is trusted.
+"""Proofs in parts: a query Q refuted once per case, a cube c (Q & c, a part: c's literals as unit
+clauses), the parts joined into one LRAT proof of Q that smtpuzzles.trusted.lrat checks against Q
+alone, line by line as the parts are made, so none of the joining is trusted. The cases are the
+literals of one of Q's clauses, or the leaves of a shared question's tree of cubes
+(smtpuzzles.proofs.splits).
 
-Each part's lemmas are weakened by -l: a lemma E that followed from Q & l becomes E | -l, which
-follows from Q by the same hints (l is true once -l is assumed false), less the unit l itself and
-any hint holding l (satisfied then; its only use was to make l true). A lemma holding l becomes a
-tautology and is left out. The part's empty clause becomes the unit -l, the part's other lemmas are
-deleted, and last the split clause and those units give the empty clause. On large boards a part is
-far easier than the whole (docs/benchmarks.md).
+Each part's lemmas are weakened by -c: a lemma E that followed from Q & c becomes E | -c, which
+follows from Q by the same hints (c is true once -c is assumed false), less the units of c and
+any hint holding a literal of c (satisfied then; its only use was to make that literal true). A
+lemma holding a literal of c becomes a tautology and is left out. The part's empty clause becomes
+the clause -c, the part's other lemmas are deleted, and last the split's closing lemmas take those
+clauses to the empty clause. On large boards a part is far easier than the whole (docs/benchmarks.md).
 
 A `PartsStore` keeps each part made, so a proof of hours stopped part-way resumes; nothing found
 there is trusted. A found part is joined as it is (checking it twice would double the check of a
@@ -19,6 +21,7 @@ solver: `make_part` (smtpuzzles.proofs.certify) does.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import os
 import re
@@ -29,6 +32,7 @@ from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.bounded import read_gz
+from smtpuzzles.proofs.splits import Split, by_clause
 from smtpuzzles.trusted import lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, clause_lines
 from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS, check_lrat
@@ -42,11 +46,12 @@ class _OutOfTime(ProofError):
     """The time limit ran out inside a part: no verdict, never a reason to make the part again."""
 
 
-def certify_in_parts(query: Dimacs, split: int, timeout: float | None, say, started: float, budget, make_part,
+def certify_in_parts(query: Dimacs, split: int | Split, timeout: float | None, say, started: float, budget, make_part,
                      keep: bool = True, store: "PartsStore | None" = None, observe=None):
     """(LRAT, verdict, parts, parts found in `store`) of Q refuted in parts along its clause number
-    `split`. `make_part(part, seconds_left, budget)` proves one part (its LRAT, ids of Q then the
-    unit); `observe(part, lrat, lit)`, when given, is shown each part's proof the joined one uses.
+    `split`, or by the cases of a `Split`. `make_part(part, seconds_left, budget)` proves one part
+    (its LRAT, ids of Q then the cube's units); `observe(part, lrat, cube)`, when given, is shown
+    each part's proof the joined one uses.
     Kept (`keep`), the joined text may be no larger than the budget's text (what the audit reads of
     a stored proof); not kept, the checker holds Q and one part's lemmas at a time."""
     join = _Join(query, split, timeout, say, started, budget, make_part, store, observe)
@@ -60,11 +65,10 @@ def certify_in_parts(query: Dimacs, split: int, timeout: float | None, say, star
 class _Join:
     """One query's parts, joined and checked; `checked` may run twice (see the module's doc)."""
 
-    def __init__(self, query: Dimacs, split: int, timeout, say, started, budget, make_part, store, observe):
+    def __init__(self, query: Dimacs, split: int | Split, timeout, say, started, budget, make_part, store, observe):
         self.nvars, self.clauses = query.clause_list()
-        if not 0 < split <= len(self.clauses) or not self.clauses[split - 1]:
-            raise ProofError(f"clause {split} of the query is not one to split on", "proof")
-        self.split, self.cases = split, list(dict.fromkeys(self.clauses[split - 1]))
+        self.split = split if isinstance(split, Split) else by_clause(self.clauses, split)
+        self.cases = self.split.cases
         self.timeout, self.say, self.started, self.budget = timeout, say, started, budget
         self.make_part, self.store, self.observe = make_part, store, observe
 
@@ -124,43 +128,44 @@ class _Join:
         m = len(clauses)
         body = clause_lines(clauses)  # once: each part is this and its unit
         units, next_id, size, found = [], m + 1, 0, 0
-        for number, lit in enumerate(cases, 1):
+        for number, cube in enumerate(cases, 1):
             left = self.left()
             if left is not None and left <= 0:
                 raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)", "proof")
-            part = Dimacs(f"p cnf {nvars} {m + 1}\n{body}{lit} 0\n", nvars, m + 1)
-            stored = store.read(lit, self.budget) if store is not None else None
+            units_text = "".join(f"{lit} 0\n" for lit in cube)
+            part = Dimacs(f"p cnf {nvars} {m + len(cube)}\n{body}{units_text}", nvars, m + len(cube))
+            stored = store.read(cube, self.budget) if store is not None else None
             if stored is not None and verify_found:
-                alone = check_lrat(nvars, [*clauses, [lit]], stored, limits=limits,
+                alone = check_lrat(nvars, [*clauses, *([lit] for lit in cube)], stored, limits=limits,
                                    deadline=None if left is None else time.monotonic() + left)
                 if not alone.ok:
-                    self.say(f"part {number} kept in {store.path(lit)} fails on its own ({alone.message}): made anew")
+                    self.say(f"part {number} kept in {store.path(cube)} fails on its own ({alone.message}): made anew")
                     stored = None
             kept_in = None
             try:
                 if stored is None:
                     raise ProofError("no stored part", "proof")
-                text, unit, next_id_after = _weakened(stored, clauses, lit, next_id, lemmas=LRAT_LIMITS.lemmas,
+                text, unit, next_id_after = _weakened(stored, clauses, cube, next_id, lemmas=LRAT_LIMITS.lemmas,
                                                       deadline=None if left is None else time.monotonic() + left)
                 found += 1
-                kept_in, proof = store.path(lit), stored
+                kept_in, proof = store.path(cube), stored
             except _OutOfTime:
                 raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)",
                                  "proof") from None
             except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
                 proof = self.make_part(part, left, self.budget)
-                if store is not None and not store.write(lit, proof):
+                if store is not None and not store.write(cube, proof):
                     self.say(f"part {number} not kept in {store.folder}: {store.failure}")
-                text, unit, next_id_after = _weakened(proof, clauses, lit, next_id)
+                text, unit, next_id_after = _weakened(proof, clauses, cube, next_id)
             if self.observe is not None:
-                self.observe(part, proof, lit)
+                self.observe(part, proof, cube)
             next_id = next_id_after
             units.append(unit)
             size += len(text)
             kept = f", {found} of them found in {store.folder}" if found else ""
             self.say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB{kept}")
             yield text, kept_in
-        yield f"{next_id} 0 {' '.join(map(str, units))} {self.split} 0\n".encode(), None
+        yield self.split.closing(units, next_id)[0], None
 
 
 def _rejected_part(message: str, found: list) -> str:
@@ -183,7 +188,7 @@ EXPANSION = 64
 
 class PartsStore:
     """A folder that keeps the parts of proofs made in parts, one gzip file per part, named by the
-    query's sha-256 and the part's literal, so that a proof stopped after hours resumes where it
+    query's sha-256 and the part's cube, so that a proof stopped after hours resumes where it
     was. Nothing found there is trusted: a part read back is joined and checked like one made here,
     and one that is unreadable or proves nothing for its part is made again (and kept anew)."""
 
@@ -192,22 +197,25 @@ class PartsStore:
         self.prefix = query.sha256[:20]
         self.failure = ""  # why the last part could not be kept
 
-    def path(self, lit: int):
-        return self.folder / f"{self.prefix}{lit:+d}.lrat.gz"
+    def path(self, cube: tuple[int, ...]):
+        if len(cube) == 1:  # a clause's literal: named as parts were before there were cubes
+            return self.folder / f"{self.prefix}{cube[0]:+d}.lrat.gz"
+        named = hashlib.sha256(" ".join(map(str, cube)).encode()).hexdigest()[:24]
+        return self.folder / f"{self.prefix}~{named}.lrat.gz"
 
-    def read(self, lit: int, budget) -> bytes | None:
-        """The part kept for `lit`: None when there is none, or it is no regular file (a FIFO would
+    def read(self, cube: tuple[int, ...], budget) -> bytes | None:
+        """The part kept for `cube`: None when there is none, or it is no regular file (a FIFO would
         block, a link could lead anywhere), or not gzip, or past the budget's text once unpacked,
         or unpacked to more than EXPANSION times its size (read as a stream, a block at a time,
         and stopped there: a gzip bomb costs what an honest part of its size would)."""
         try:
-            packed = os.lstat(self.path(lit)).st_size
+            packed = os.lstat(self.path(cube)).st_size
             cap = min(budget.text_bytes, EXPANSION * packed + (1 << 20))
-            return read_gz(self.folder, self.path(lit).name, cap, "a kept part")
+            return read_gz(self.folder, self.path(cube).name, cap, "a kept part")
         except (LedgerError, OSError):
             return None
 
-    def write(self, lit: int, proof: bytes) -> bool:
+    def write(self, cube: tuple[int, ...], proof: bytes) -> bool:
         """Keep a part: written whole to a new file of its own (never through a link someone left
         at a name), then renamed, so a part killed mid-write is never found. False, with the reason
         in `failure`, when it cannot be kept (the proof goes on: the folder only saves time)."""
@@ -217,7 +225,7 @@ class PartsStore:
             fd, temporary = tempfile.mkstemp(prefix=".part-", dir=self.folder)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(gzip.compress(proof, compresslevel=1, mtime=0))
-            os.replace(temporary, self.path(lit))
+            os.replace(temporary, self.path(cube))
             return True
         except OSError as exc:
             self.failure = exc.strerror or str(exc)
@@ -229,16 +237,17 @@ class PartsStore:
             return False
 
 
-def _weakened(proof: bytes, clauses: list[list[int]], lit: int, next_id: int,
+def _weakened(proof: bytes, clauses: list[list[int]], cube: tuple[int, ...], next_id: int,
               lemmas: int | None = None, deadline: float | None = None) -> tuple[bytes, int, int]:
-    """(text, the id of the unit -lit, the next free id): a part's trimmed LRAT proof of Q & lit
-    (Q's clauses 1..m, the unit lit m+1, lemmas after) as lemmas of Q, numbered from `next_id`.
+    """(text, the id of the clause -cube, the next free id): a part's trimmed LRAT proof of Q & cube
+    (Q's clauses 1..m, the cube's units m+1.., lemmas after) as lemmas of Q, numbered from `next_id`.
     Read a line at a time and written into one buffer: its memory is the text and an id per lemma,
     and with `lemmas` (a part read back, not made here) no more than that many lemmas are taken. A
     line is measured before it is split into numbers (a line of short tokens costs about 50 times
     its size once split): past the checker's line cap, it is no part this tool could accept."""
-    m = len(clauses)
-    holding = {i for i, c in enumerate(clauses, 1) if lit in c} | {m + 1}  # satisfied once lit is true
+    m, true = len(clauses), frozenset(cube)
+    # satisfied once the cube is true
+    holding = {i for i, c in enumerate(clauses, 1) if not true.isdisjoint(c)} | set(range(m + 1, m + len(cube) + 1))
     ids: dict[int, int] = {}
     out = bytearray()
     for number, line in enumerate(io.BytesIO(proof), 1):
@@ -252,7 +261,7 @@ def _weakened(proof: bytes, clauses: list[list[int]], lit: int, next_id: int,
         ident, rest = int(tokens[0]), [int(x) for x in tokens[1:]]
         zero = rest.index(0)
         lits, hints = rest[:zero], rest[zero + 1:-1]
-        if lit in lits:
+        if not true.isdisjoint(lits):
             holding.add(ident)
             continue
         hints = [h if h <= m else ids.get(h, -h) for h in hints if h not in holding]
@@ -261,7 +270,7 @@ def _weakened(proof: bytes, clauses: list[list[int]], lit: int, next_id: int,
                              f"({-min(hints)}, in lemma {ident})", "proof")
         if lemmas is not None and len(ids) >= lemmas:
             raise ProofError(f"a part of more than {lemmas:,} lemmas", "proof")
-        weak = lits if -lit in lits else lits + [-lit]
+        weak = lits + [-lit for lit in cube if -lit not in lits]
         ids[ident] = next_id
         out += f"{next_id} {' '.join(map(str, weak))} 0 {' '.join(map(str, hints))} 0\n".encode()
         next_id += 1
