@@ -249,14 +249,19 @@ def test_ctrl_c_stops_cleanly_with_a_resumable_ledger(tmp_path, cli, engine):
     assert audit(run_dir).ok
 
 
+def solve_in_the_background(out) -> subprocess.Popen:
+    """A 7x7 (1x7) solve started as `cmd &` in a script starts it: SIGINT ignored from the start."""
+    return subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7", "--box", "1x7",
+                             "--out", str(out), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+
+
 def test_a_solve_started_with_ctrl_c_ignored_runs_to_its_answer(tmp_path):
     """A solve started in the background (`cmd &` in a script: SIGINT ignored from the start) leaves
     SIGINT ignored, as Python does, instead of stopping on it between steps."""
     out = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7", "--box", "1x7",
-                             "--out", str(out), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    proc = solve_in_the_background(out)
     deadline = time.time() + 60
     while time.time() < deadline and not any(p.stat().st_size for p in out.glob("*/steps.jsonl")):
         time.sleep(0.01)
@@ -273,10 +278,7 @@ def test_a_solve_with_ctrl_c_ignored_stays_ignored_inside_the_sat_solvers(tmp_pa
     during one (CI saw it once), and a few in a row crashed the process. A Ctrl-C every few
     milliseconds, from the moment the process starts to its end: the run still answers."""
     out = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "7", "--box", "1x7",
-                             "--out", str(out), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    proc = solve_in_the_background(out)
     deadline = time.time() + 120
     while proc.poll() is None and time.time() < deadline:
         with contextlib.suppress(ProcessLookupError):
