@@ -190,7 +190,7 @@ ENGINES = ("z3", "sat")
 SAT_SOLVERS = ("glucose4", "glucose42", "glucose3", "minisat22", "maplesat", "maplecm", "maplechrono")
 PARAMS: dict[str, dict[str, tuple[type, object]]] = {
     "z3": {"guide": (bool, None), "random_seed": (int, (0, 2**32 - 1))},
-    "sat": {"guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS)},
+    "sat": {"fresh": (bool, None), "guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS)},
 }
 
 

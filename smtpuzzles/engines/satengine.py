@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, Sequence
 
 import pysat
@@ -10,6 +11,15 @@ from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, 
 from smtpuzzles.formula import Formula, Term
 
 Solver = sat_solver_class()
+
+# Seconds a check runs on the engine's own solver, under assumptions, before it
+# goes on in a fresh solver that holds the claim's literals as unit clauses. Units let the solver
+# drop every clause they satisfy before it searches; assumptions leave them all in, to be visited
+# on every propagation. On 16x16 the question "position 166 can exceed 5" stayed open about three
+# hours on the run's Glucose (24 conflicts a second); given to a fresh Glucose as units it was
+# refuted in 36 CPU seconds (117,353 conflicts), and a fresh one under assumptions slowed as the
+# run's did (86,208 conflicts in 667 s). Checks shorter than this are untouched.
+FRESH_AFTER = 20.0
 
 
 class SatModel:
@@ -35,15 +45,29 @@ class SatEngine:
         self._cache: dict = {}
         self._stats_before = {}
         self._guide: list[int] = []
+        self._base = formula.cnf.clauses  # for a fresh solver (see FRESH_AFTER); not copied
+        self._added: list[list[int]] = []  # every clause added to the solver since
+        self._phases: list[int] = []
+        self._running = self.solver  # the solver the check under way runs on, for `interrupt`
+        self._stopped = False
+        self._idle = threading.Event()  # set while no solver call of a check runs
+        self._idle.set()
+        self.fresh_after = FRESH_AFTER if self.params.get("fresh", True) else None
 
     def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
         new_clauses: list[list[int]] = []
         lits = [self.cnf.term_literal(t, new_clauses, self._cache) for t in assumptions]
-        for clause in new_clauses:
-            self.solver.add_clause(clause)
-        guided = []
+        self._add(new_clauses)
+        guided, fresh = [], {}
+        self._stopped, self._running = False, self.solver
 
         def solve():
+            try:
+                return ask()
+            finally:
+                self._idle.set()
+
+        def ask():
             if self._guide:
                 self.solver.conf_budget(GUIDE_CONFLICTS)
                 answer = self.solver.solve_limited(assumptions=lits + self._guide, expect_interrupt=True)
@@ -52,26 +76,87 @@ class SatEngine:
                     guided.append(True)
                     return True
             # An interrupt during the guided attempt stays raised, so this call returns at once.
-            return self.solver.solve_limited(assumptions=lits, expect_interrupt=True)
+            if self.fresh_after is None or (timeout is not None and timeout <= self.fresh_after):
+                return self.solver.solve_limited(assumptions=lits, expect_interrupt=True)
+            switch = threading.Timer(self.fresh_after, self.solver.interrupt)
+            switch.daemon = True
+            switch.start()
+            try:
+                answer = self.solver.solve_limited(assumptions=lits, expect_interrupt=True)
+            finally:
+                switch.cancel()
+            if answer is not None or self._stopped:
+                return answer
+            return self._solve_fresh(lits, fresh)
 
-        answer, why = run_interruptibly(solve, self.solver.interrupt, timeout)
+        self._idle.clear()  # here, not in the thread: `close` must see the call before it starts
+        answer, why = run_interruptibly(solve, self.interrupt, timeout)
+        self._idle.set()  # (a thread a Ctrl-C kept from starting never set it)
         self.solver.clear_interrupt()
         stats = self._stats()
         if guided:
             stats["guided"] = 1
+        if fresh:
+            stats.update(fresh=1, **{k: stats.get(k, 0) + v for k, v in fresh["stats"].items()})
         if why == "interrupted":
             return CheckResult("interrupted", stats=stats, reason="interrupted")
         if answer is True:
-            model = self.solver.get_model()
+            model = fresh["model"] if fresh else self.solver.get_model()
             return CheckResult("sat", model=SatModel({l for l in model if l > 0}, self.cnf.index, model), stats=stats)
         if answer is False:
+            if fresh:  # units, not assumptions: no core to give
+                return CheckResult("unsat", stats=stats)
             core_lits = set(self.solver.get_core() or [])
             return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
         return CheckResult("unknown", stats=stats, reason=why or "unknown")
 
+    def _solve_fresh(self, lits: list[int], fresh: dict):
+        """The check on a fresh solver of the same kind: the base formula, every clause added since,
+        and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`."""
+        self.solver.clear_interrupt()
+        solver = Solver(name=self.params["solver"], bootstrap_with=self._base)
+        try:
+            for clause in self._added:
+                solver.add_clause(clause)
+            for lit in lits:
+                solver.add_clause([lit])
+            if self._phases:
+                solver.set_phases(self._phases)
+            self._running = solver
+            if self._stopped:  # stopped while it was being built
+                return None
+            answer = solver.solve_limited(expect_interrupt=True)
+            fresh["model"] = solver.get_model() if answer else None
+            fresh["stats"] = dict(solver.accum_stats() or {})
+            return answer
+        finally:
+            self._running = self.solver
+            solver.delete()
+
+    def close(self) -> None:
+        """Free the solver, once no call of a check runs on it (freed under a running call, it
+        crashed the process)."""
+        if self.solver is None:
+            return
+        for _ in range(300):
+            if self._idle.wait(0.1):
+                break
+            self.interrupt()
+        else:  # still in a call after 30 s: left to the process's end, never freed under the call
+            return
+        solver, self.solver = self.solver, None
+        solver.delete()
+
+    def _add(self, clauses: list[list[int]]) -> None:
+        for clause in clauses:
+            self.solver.add_clause(clause)
+        self._added += clauses
+
     def interrupt(self) -> None:
-        """Stop the check under way from another thread (a cube another worker already settled)."""
-        self.solver.interrupt()
+        """Stop the check under way from another thread (a cube another worker already settled,
+        Ctrl-C, the time limit)."""
+        self._stopped = True
+        self._running.interrupt()
 
     def hint(self, model) -> None:
         # Phase hints towards the current best: the solver first tries the values of the last model.
@@ -79,14 +164,14 @@ class SatEngine:
             n = len(self.cnf.names)
             literals = model.literals if model.literals is not None and len(model.literals) >= n - 1 else \
                 [v if v in model._true else -v for v in range(1, n)]
-            self.solver.set_phases(literals[:n - 1])
+            self._phases = literals[:n - 1]
+            self.solver.set_phases(self._phases)
 
     def guide(self, guess: Callable[[], Sequence[Term]]) -> None:
         if self.params.get("guide"):
             new_clauses: list[list[int]] = []
             self._guide = [self.cnf.term_literal(t, new_clauses, self._cache) for t in guess()]
-            for clause in new_clauses:
-                self.solver.add_clause(clause)
+            self._add(new_clauses)
 
     def _stats(self) -> dict:
         now = dict(self.solver.accum_stats() or {})
