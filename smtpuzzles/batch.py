@@ -34,6 +34,7 @@ from smtpuzzles.folders.locking import FolderBusy, FolderLock, require_locks
 from smtpuzzles.render import print_all
 from smtpuzzles.results import collect_results, results_table
 from smtpuzzles.durations import duration
+from smtpuzzles.engines import ctrl_c_held
 from smtpuzzles.ticker import EVERY, Ticker, pace
 
 __all__ = ["Batch", "Job", "load_batch", "run_batch", "run_batch_cli", "run_job", "collect_results",
@@ -321,8 +322,11 @@ def _run_here(specs: list[dict], jobs: int, results: dict, board: ProgressBoard)
                     board.poll()
             except KeyboardInterrupt:
                 # The same Ctrl-C reached the workers: each running job seals its ledger as
-                # interrupted (resumable) and returns; jobs not yet started are dropped.
-                pool.shutdown(wait=True, cancel_futures=True)
+                # interrupted (resumable) and returns; jobs not yet started are dropped. More
+                # Ctrl-Cs (a key held down) are let pass meanwhile: one raised inside the shutdown
+                # left the pool's threads on closed pipes.
+                with ctrl_c_held():
+                    pool.shutdown(wait=True, cancel_futures=True)
                 raise
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -69,6 +69,13 @@ class Steering:
                 self.first_guess()
         return self._engine
 
+    def close_engine(self) -> None:
+        """Free the engine's solver now (an engine without `close` is left to the collector)."""
+        engine, self._engine = self._engine, None
+        close = getattr(engine, "close", None)
+        if close is not None:
+            close()
+
     def check(self, claim: dict) -> tuple[str, dict | None, Any]:
         """(result, solution, value) for the check that tests `claim`: replayed where the run
         recorded it, else asked whole, and split into cubes where the run splits and the whole check

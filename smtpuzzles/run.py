@@ -15,7 +15,7 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.driver import Outcome, ResumeMismatch, Steering, run_objective
 from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
-from smtpuzzles.engines import check_params, ctrl_c_between_steps, make_engine
+from smtpuzzles.engines import check_params, ctrl_c_between_steps, ctrl_c_held, make_engine
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
 from smtpuzzles.formula import unreadable_name
@@ -259,59 +259,68 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         sealed = True
         ledger.finish(status, value)
 
-    try:
+    # Ctrl-C stops the run between steps; once stopped, the seal and the close are let finish.
+    with ctrl_c_held():
         try:
-            with ctrl_c_between_steps():
-                answer = enc.notes.get("answer")
-                outcome = answered_without_solver(steering, answer) if answer is not None else \
-                    run_objective(steering, settings.mode, settings.limit)
-                if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
-                    raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
-        except KeyboardInterrupt:
-            outcome = Outcome("interrupted")
-        except ResumeMismatch as exc:
-            for key, value in (restore or {}).items():  # what this resume changed in run.json
-                run.pop(key, None)
-                run.update({key: value} if value else {})
-            seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
-            raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
-        if outcome.solution is None and (ledger.dir / "solution.json").exists():
-            saved = json.loads((ledger.dir / "solution.json").read_text())
-            outcome.solution = saved["solution"]
-            outcome.value = module.value(instance, outcome.solution)
-        if outcome.certificate is not None:
-            claim = outcome.certificate["claim"]
-            terms = claim_terms(enc.objective, claim)
-            index = ledger.refuting_step(claim)
-            outcome.certificate["step"] = index
-            ledger.save_certificate(enc.formula.query(terms), claim, index)
-        run["extra"] = outcome.extra
-        seal(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
-    except BaseException:
-        # A model the referee rejected, a failed write, any bug: the run stopped without an answer.
-        # Sealed as interrupted with the best refereed solution kept, so the folder is never left
-        # `running`, its chain is sealed, and resume can continue it; the error itself goes on up.
-        if not sealed:
-            run.pop("certificate", None)  # nothing was proved in a run that failed
             try:
-                seal("interrupted", best["value"])
-            except Exception:  # noqa: BLE001 - the first error is the one to report
-                pass
-        raise
-    finally:
-        _closed(steering, ledger)
+                with ctrl_c_between_steps():
+                    answer = enc.notes.get("answer")
+                    outcome = answered_without_solver(steering, answer) if answer is not None else \
+                        run_objective(steering, settings.mode, settings.limit)
+                    if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
+                        raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
+            except KeyboardInterrupt:
+                outcome = Outcome("interrupted")
+            except ResumeMismatch as exc:
+                for key, value in (restore or {}).items():  # what this resume changed in run.json
+                    run.pop(key, None)
+                    run.update({key: value} if value else {})
+                seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
+                raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
+            if outcome.solution is None and (ledger.dir / "solution.json").exists():
+                saved = json.loads((ledger.dir / "solution.json").read_text())
+                outcome.solution = saved["solution"]
+                outcome.value = module.value(instance, outcome.solution)
+            if outcome.certificate is not None:
+                _save_certificate(outcome.certificate, enc, ledger)
+            run["extra"] = outcome.extra
+            seal(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
+        except BaseException:
+            # A model the referee rejected, a failed write, any bug: the run stopped without an answer.
+            # Sealed as interrupted with the best refereed solution kept, so the folder is never left
+            # `running`, its chain is sealed, and resume can continue it; the error itself goes on up.
+            if not sealed:
+                run.pop("certificate", None)  # nothing was proved in a run that failed
+                try:
+                    seal("interrupted", best["value"])
+                except Exception:  # noqa: BLE001 - the first error is the one to report
+                    pass
+            raise
+        finally:
+            _closed(steering, ledger)
     outcome.encoding = enc
     return outcome, ledger
 
 
+def _save_certificate(certificate: dict, enc: Encoding, ledger: Ledger) -> None:
+    """The closing claim's query, as today's encoder writes it, saved beside the step that refuted it."""
+    claim = certificate["claim"]
+    certificate["step"] = index = ledger.refuting_step(claim)
+    ledger.save_certificate(enc.formula.query(claim_terms(enc.objective, claim)), claim, index)
+
+
 def _closed(steering: Steering, ledger: Ledger) -> None:
-    """A run's end, however it came: a shared check's worker processes end with it, and the lock is
+    """A run's end, however it came: a shared check's worker processes end with it, its solver is
+    freed here (while a Ctrl-C is held) rather than whenever it is collected, and the lock is
     released (finish already did, normally)."""
     try:
         if steering.sharing is not None:
             steering.sharing.close()
     finally:
-        ledger.close()
+        try:
+            steering.close_engine()
+        finally:
+            ledger.close()
 
 
 def answered_without_solver(steer: Steering, answer: dict) -> Outcome:

@@ -159,11 +159,12 @@ def test_ctrl_c_while_the_command_is_still_importing_exits_130_with_one_line(mon
 
 
 def test_the_installed_command_starts_where_python_m_does():
-    """The console script must go through `entry` (Ctrl-C while importing), not straight to cli.main."""
+    """The console script must go through `command` and `entry` (Ctrl-C while importing, the prompt
+    end after one), not straight to cli.main."""
     from importlib.metadata import entry_points
 
     (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "smtpuzzles"]
-    assert script.value == "smtpuzzles.__main__:entry"
+    assert script.value == "smtpuzzles.__main__:command"
 
 
 def test_a_model_the_referee_rejects_exits_1_and_is_never_an_answer(cli, monkeypatch):

@@ -122,6 +122,28 @@ def _never() -> bool:
     return False
 
 
+@contextmanager
+def ctrl_c_held():
+    """While a run is sealed and closed: a Ctrl-C is let pass, never raised inside the seal's
+    writes. A burst of Ctrl-Cs (a key held down repeats every 30 ms) raised one inside the seal
+    and left the folder saying `running`, or inside python-sat's solver teardown, which then freed
+    a solver twice and crashed the process. The run's first Ctrl-C has already stopped it
+    (`ctrl_c_between_steps`, taken inside this); the command ends as soon as the seal is written.
+    Outside the main thread, or with Ctrl-C ignored by the user, it does nothing."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _let_pass)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _let_pass(signum, frame) -> None:
+    pass
+
+
 def ctrl_c_pressed() -> bool:
     """Whether the run's first Ctrl-C is waiting to stop it (for waits that are not solver calls)."""
     return _ctrl_c.is_set()
@@ -130,6 +152,23 @@ def ctrl_c_pressed() -> bool:
 def press_ctrl_c() -> None:
     """Stop the run under way as its first Ctrl-C would (from another thread: `batch --stop`)."""
     _ctrl_c.set()
+
+
+def _stopped(thread: threading.Thread, returned: threading.Event, stop: Callable[[], None]) -> None:
+    """Stop the solver call under way and wait until it has `returned`: `stop` sent again until the
+    call has seen it, and never left early. A later Ctrl-C (a key held down) that ended this wait
+    left the call running while the run went on to free its solver, which crashed the process
+    (SIGSEGV, or a corrupted heap). The wait is on an event of our own, not Thread.join: a join
+    interrupted by a Ctrl-C marks the thread as ended while it runs on (CPython 3.11). A thread a
+    Ctrl-C kept from starting at all is waited for a second."""
+    unstarted = 0
+    while not returned.is_set() and unstarted < 10:
+        try:
+            stop()
+            returned.wait(0.1)
+            unstarted = 0 if thread.is_alive() else unstarted + 1
+        except KeyboardInterrupt:
+            continue
 
 
 def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout: float | None):
@@ -141,27 +180,28 @@ def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout
     if _ctrl_c.is_set():
         return None, "interrupted"
     box: dict = {}
+    returned = threading.Event()
 
     def target() -> None:
         try:
             box["value"] = work()
         except BaseException as exc:  # handed back to the caller's thread
             box["error"] = exc
+        finally:
+            returned.set()
 
     thread = threading.Thread(target=target, daemon=True)
-    why = ""
-    thread.start()
     timer = None
-    if timeout is not None:
-        def on_timeout() -> None:
-            box.setdefault("why", "timeout")
-            stop()
-        timer = threading.Timer(timeout, on_timeout)
-        timer.daemon = True
-        timer.start()
     try:
-        while thread.is_alive():
-            thread.join(0.05)
+        thread.start()
+        if timeout is not None:
+            def on_timeout() -> None:
+                box.setdefault("why", "timeout")
+                stop()
+            timer = threading.Timer(timeout, on_timeout)
+            timer.daemon = True
+            timer.start()
+        while not returned.wait(0.05):
             if _ctrl_c.is_set():
                 raise KeyboardInterrupt
             if "why" in box:
@@ -169,10 +209,8 @@ def run_interruptibly(work: Callable[[], Any], stop: Callable[[], None], timeout
                 # check itself) may have cleared it; a SIGTERM took 80 s to stop a 16x16 run
     except KeyboardInterrupt:
         box["why"] = "interrupted"
-        while thread.is_alive():  # as above: sent until the call under way has seen it
-            stop()
-            thread.join(0.1)
     finally:
+        _stopped(thread, returned, stop)  # here too when a Ctrl-C lands anywhere above
         if timer is not None:
             timer.cancel()
     if "error" in box:

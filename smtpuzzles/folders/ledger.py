@@ -178,6 +178,17 @@ def _open_regular_for_writing(path: Path, flags: int) -> int:
     return fd
 
 
+def _unmake(run_dir: Path) -> None:
+    """Take away a folder `Ledger.create` made and was stopped in (a Ctrl-C, a full disk) before its
+    run.json was written: nothing is recorded in it, and no reader takes it for a run."""
+    try:
+        for entry in os.scandir(run_dir):
+            os.unlink(entry.path)  # create makes files only
+        os.rmdir(run_dir)
+    except OSError:
+        pass
+
+
 class Ledger:
     """Writes one run folder as the run goes."""
 
@@ -280,7 +291,11 @@ class Ledger:
             ledger = cls(run_dir, run, header_genesis(header), 0)
             ledger._unsynced = {"input.txt", "base.smt2.gz", "run.json"}
         except BaseException:
-            lock.release()
+            try:
+                if not (run_dir / "run.json").exists():
+                    _unmake(run_dir)
+            finally:
+                lock.release()
             raise
         ledger._lock = lock
         return ledger
