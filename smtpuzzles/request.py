@@ -182,14 +182,16 @@ MAX_SHARE = 1024  # workers a check may be shared out to; local workers are all 
 
 
 def workers_shared(share, cubes: int, place: Callable[[str], str]) -> int | None:
-    """None (no sharing) or the number of workers a hard check is shared out to (smtpuzzles.sharing):
-    a whole number, at least 1; a check is shared or split into the puzzle's cubes, not both."""
+    """None (as the run says: a new run shares nothing) or the number of workers a hard check is
+    shared out to (smtpuzzles.sharing): a whole number; 0 shares nothing, which a resume of a shared
+    run asks to solve its checks here instead. A check is shared or split into the puzzle's cubes,
+    not both."""
     if share is None:
         return None
-    workers = whole_number(share, 1, place("share"), text=False)
+    workers = whole_number(share, 0, place("share"), text=False)
     if workers > MAX_SHARE:
         raise InputError(f"{workers} workers is more than the {MAX_SHARE} a check may be shared out to", place("share"))
-    if cubes:
+    if cubes and workers:
         raise InputError("share a hard check or split it into cubes, not both", place("share"))
     return workers
 

@@ -34,8 +34,7 @@ BAD = [
     ("kingtour", {"size": 4, "encoding": "posted", "cubes": 1},
      "the posted encoding of kingtour cannot split its checks into cubes"),
     ("kingtour", {"input": CLUES, "size": 4, "clues": CLUES}, "give one input, not input and clues"),
-    ("kingtour", {"size": 4, "share": 0}, "0 is below the smallest allowed, 1"),
-    ("kingtour", {"size": 4, "share": -3}, "-3 is below the smallest allowed, 1"),
+    ("kingtour", {"size": 4, "share": -3}, "-3 is below the smallest allowed, 0"),
     ("kingtour", {"size": 4, "cubes": 1, "share": 2}, "share a hard check or split it into cubes, not both"),
 ]
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from brute_kingtour import best_overall
 from ledger_forge import read_ledger
 from smtpuzzles.engines import press_ctrl_c
@@ -50,6 +52,29 @@ def test_ctrl_c_during_a_shared_check_ends_the_run_interrupted_and_a_resume_fini
     run, after = read_ledger(run_dir)
     assert run["share"] == 2 and after[:len(steps)] == steps
     assert any(s.get("by") == "tree" for s in after[len(steps):])  # shared after the resume too
+    code, out, _ = cli("audit", run_dir, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "consistent"
+
+
+def test_a_resume_with_share_0_solves_its_checks_here(cli, monkeypatch):
+    """A shared run resumed with `--share 0` asks no worker (its long checks go to the run's own
+    solver, which moves a long one to a fresh solver), says so in run.json, and audits."""
+    ask, asked = Sharing.ask, []
+
+    def pressing_on_the_fourth(self, formula, terms, time_limit):
+        asked.append(1)
+        if len(asked) == 4:
+            press_ctrl_c()
+        return ask(self, formula, terms, time_limit)
+
+    monkeypatch.setattr(Sharing, "ask", pressing_on_the_fourth)
+    run_dir = Path(cli.solve_json("kingtour", "--size", 4, "--share", 2, "--split-after", 0, code=130)["run_dir"])
+    _, steps = read_ledger(run_dir)
+    monkeypatch.setattr(Sharing, "ask", lambda *args: pytest.fail("a check was shared after --share 0"))
+    code, out, err = cli("solve", "kingtour", "--resume", run_dir, "--share", 0, "--split-after", 0, "--json")
+    assert code == 0 and json.loads(out)["value"] == BRUTE_4x4, err
+    run, after = read_ledger(run_dir)
+    assert "share" not in run and not any(s.get("by") == "tree" for s in after[len(steps):])
     code, out, _ = cli("audit", run_dir, "--json")
     assert code == 0 and json.loads(out)["verdict"] == "consistent"
 

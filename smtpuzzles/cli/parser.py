@@ -124,7 +124,7 @@ def _solve_flags(solve: Parser, only=None) -> None:
                        help="share a check the solver does not settle within --split-after seconds out to WORKERS "
                             "local processes (on the Dask cluster with --scheduler): cubes chosen by look-ahead, "
                             "split again while open, recorded as one step with its tree of refuted cubes "
-                            "(allowed on --resume; see docs/sharing.md)")
+                            "(allowed on --resume, where 0 stops sharing; see docs/sharing.md)")
     solve.add_argument("--scheduler", metavar="ADDRESS",
                        help="solve the cubes, or the shared checks' cubes, side by side on a Dask cluster "
                             "(tcp://HOST:PORT)")
