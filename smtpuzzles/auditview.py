@@ -28,7 +28,7 @@ from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError
 from smtpuzzles.request import audit_asked
 from smtpuzzles.shown import escaped, plain
-from smtpuzzles.ticker import EVERY, Ticker
+from smtpuzzles.ticker import EVERY, Ticker, say_line
 
 SEVERITY = (1, 2, EXIT_MISSING_SOLVER, EXIT_UNDECIDED, 0)
 VERDICT_STYLE = {"clean": "bold green", "consistent": "bold green", "FAILED": "bold red", "undecided": "bold yellow",
@@ -58,15 +58,15 @@ class ResolveProgress:
             if event["state"] == "started":
                 self.running[key] = time.monotonic()
                 if self.lines_to:
-                    print(f"audit: {event.get('verb', 're-solving')} {escaped(event['query'])} with {event['solver']}...",
-                          file=self.lines_to, flush=True)
+                    say_line(f"audit: {event.get('verb', 're-solving')} {escaped(event['query'])} with "
+                             f"{event['solver']}...", self.lines_to)
             else:
                 self.running.pop(key, None)
                 self.done.append(event)
                 if self.lines_to:
                     verb = "answered" if event["answer"] in ("sat", "unsat", "unknown") else "was"
-                    print(f"audit: {escaped(event['query'])}: {event['solver']} {verb} {escaped(event['answer'])} "
-                          f"in {event['seconds']:.1f} s", file=self.lines_to, flush=True)
+                    say_line(f"audit: {escaped(event['query'])}: {event['solver']} {verb} {escaped(event['answer'])} "
+                             f"in {event['seconds']:.1f} s", self.lines_to)
 
     def plain_line(self) -> str:
         """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""

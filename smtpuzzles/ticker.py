@@ -66,7 +66,7 @@ class Ticker:
                 lines = [f"(progress unavailable: {exc.__class__.__name__})"]
             try:
                 for line in lines:
-                    print(line, file=self.stream, flush=True)
+                    say_line(line, self.stream)
             except (OSError, ValueError):  # the log went away (a closed pipe): stop saying anything
                 return
 
@@ -78,6 +78,14 @@ class Ticker:
             records = got if isinstance(got, list) else [got]
             return [json.dumps({**r, "elapsed": round(elapsed, 1)}) for r in records]  # ASCII: no control characters
         return [escaped(f"[{clock(elapsed)}] {self.line()}")]
+
+
+def say_line(line: str, stream) -> None:
+    """One line, written in one call: the ticker's thread and a command's own lines (the audit's
+    `audit: ...`) go to the same stream, and print's two writes (text, then newline) let the other
+    thread's line land in the middle of one."""
+    stream.write(line + "\n")
+    stream.flush()
 
 
 def clock(seconds: float) -> str:

@@ -144,3 +144,25 @@ def test_two_proofs_in_parts_side_by_side_both_fit_one_progress_line():
     line = "[1:27:30] " + view.plain_line()
     assert line == "[1:27:30] audit kingtour 172757: certificate 150/211, reference 112/196 parts"
     assert len(line) <= WIDTH
+
+
+def test_the_ticker_and_a_command_s_own_lines_never_share_a_line():
+    """The audit's `audit: ...` lines and the ticker's go to one stream from two threads; written
+    as text then newline (print), one could land inside the other (seen in a piped audit under
+    load). A stream that yields between writes makes that likely: every line stays whole."""
+    class Yielding(io.StringIO):
+        def write(self, text):
+            written = super().write(text)
+            time.sleep(0.0002)  # let the other thread in, as a busy machine does
+            return written
+
+    from smtpuzzles.ticker import say_line
+
+    out = Yielding()
+    with Ticker(lambda: "ticker line", 0.001, stream=out, form="plain"):
+        for _ in range(300):
+            say_line("audit: a line of its own", out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) > 300
+    assert all(line == "audit: a line of its own" or re.fullmatch(r"\[\d+:\d\d:\d\d\] ticker line", line)
+               for line in lines), [line for line in lines if "audit" in line and "ticker" in line][:3]
