@@ -159,3 +159,28 @@ def test_certify_stores_one_proof_joined_from_the_cubes_that_the_verified_checke
     code, out, _ = cli("audit", folder, "--proof", "--checker", checker, "--json")
     texts = [f["text"] for f in json.loads(out)["findings"] if f["section"] == "proof"]
     assert code == 0 and any("the same proof" in t and "s VERIFIED UNSAT" in t for t in texts), texts
+
+
+def test_a_tree_of_more_leaves_than_a_proof_takes_in_parts_is_proved_whole(forged, cli):  # noqa: F811
+    """A forged tree of 2,048 leaves passes the tree check (it is complete, and the claim true), but
+    a part a leaf would cost a solver's start each (half a million: about a day): past TREE_PARTS
+    the claim is proved as if there were no tree."""
+    from smtpuzzles.auditing.derivations import TREE_PARTS
+
+    folder, steps, rewrite = forged
+    closing, _ = tree_steps(steps)
+    depth = 11
+    assert 2 ** depth > TREE_PARTS
+
+    def complete(level: int) -> list[int]:
+        return [0] if level == depth else [level + 1, *complete(level + 1), *complete(level + 1)]
+
+    names = [f"v3_{k // 4}_{k % 4}" for k in range(depth)]
+    tree = complete(0)
+    rewrite(lambda _: closing["tree"].update(variables=names, tree=tree, results="u" * 2 ** depth,
+                                             conflicts=[0] * 2 ** depth))
+    code, out, err = cli("audit", folder, "--proof", "--checker", "none", "--json")
+    report = json.loads(out)
+    proved = [f["text"] for f in report["findings"] if f["section"] == "proof"]
+    assert code == 0 and report["verdict"] == "clean", (report["findings"], err)
+    assert not any("parts" in text for text in proved), proved

@@ -215,11 +215,21 @@ def recorded_query_texts(enc, claim: dict, where: str) -> list[str]:
     return [smt2(t) for t in recorded_claim_terms(enc, claim, where)]
 
 
+# The most leaves a tree of cubes may give a proof as its parts. Each part starts a proof-logging
+# solver on the whole formula (a tenth of a second on 4x4, seconds on 16x16); a forged tree of half
+# a million leaves passes the tree check and would have cost `audit --proof` about a day. Honest
+# trees have tens of leaves (docs/sharing.md); past this the query is proved as if there were none.
+TREE_PARTS = 1024
+
+
 def tree_split(folder, enc, step: dict | None, query) -> Split | None:
     """The leaves of the tree of cubes `step` (a shared question) was refuted by, as a proof's
-    parts, when its check here holds; None for any other step, or one whose tree fails its check
-    (that is the claims section's finding; the query is then proved as it would be without one)."""
+    parts, when its check here holds; None for any other step, one whose tree fails its check
+    (that is the claims section's finding; the query is then proved as it would be without one),
+    or one of more than TREE_PARTS leaves."""
     if step is None or step.get("by") != "tree" or Derivations(folder, enc).problems(step["index"]):
+        return None
+    if step["tree"]["tree"].count(0) > TREE_PARTS:
         return None
     summary, index = step["tree"], enc.formula.cnf.index
     return by_tree(summary["tree"], [index[name] for name in summary["variables"]], query.variables)
