@@ -176,6 +176,7 @@ SLOW = {
     "tests/test_kingtour_reach.py::test_an_exclusion_rules_out_only_first_steps_with_no_way_through",
     "tests/test_outside_checker.py::test_a_checker_that_hangs_is_no_verdict_within_the_time_limit",
     "tests/test_rogue_hostile_walk.py::test_a_long_walk_that_breaks_a_rule_only_at_its_end_is_read_a_step_at_a_time",
+    "tests/test_tree_proofs.py::test_the_audit_proves_a_shared_claim_a_cube_at_a_time",
     "tests/test_batch_lifetime.py::test_kill_9_of_a_batch_takes_its_workers_with_it_and_the_rerun_resumes_at_once",
     "tests/test_batch_lifetime.py::test_a_running_batch_says_where_it_stands_and_stops_on_asking",
     "tests/test_web_view.py::test_the_live_page_in_a_browser_tables_runs_charts_a_run_going_on_and_escapes_a_hostile_name",
