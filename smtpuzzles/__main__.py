@@ -29,7 +29,7 @@ def entry() -> int:
         except KeyboardInterrupt:
             print("smtpuzzles: interrupted", file=sys.stderr)
             return _handled(130)
-        common.STARTING = paused
+        common.STARTING, common.THE_COMMAND = paused, True
         try:
             status = main()
         except KeyboardInterrupt:  # one more Ctrl-C after main's own line: still an interrupted command
@@ -40,7 +40,7 @@ def entry() -> int:
         # by (unfrozen, that collection took about 0.007 s).
         common = sys.modules.get("smtpuzzles.cli.common")
         if common is not None:
-            common.STARTING = False
+            common.STARTING = common.THE_COMMAND = False
         if paused:
             gc.enable()
     signal.signal(signal.SIGINT, signal.SIG_IGN)

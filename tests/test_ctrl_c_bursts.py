@@ -119,3 +119,28 @@ def test_the_wait_for_a_stopped_call_outlasts_more_ctrl_c():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert finished.is_set() and why == "interrupted" and len(seen) > 5
+
+
+def test_a_ctrl_c_while_python_sat_frees_a_solver_waits_until_it_is_freed():
+    """python-sat frees the C solver, then forgets its pointer; a Ctrl-C raised between the two left
+    the pointer behind and the solver was freed twice (SIGSEGV after a burst). Its `delete` now
+    holds a Ctrl-C until it returns, then handles it as it would have been handled."""
+    from smtpuzzles.engines import _held_while_freeing, sat_solver_class
+
+    class Backend:
+        pointer = "solver"
+
+        def delete(self):
+            os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C after the C call, before the pointer is forgotten
+            time.sleep(0.05)
+            self.pointer = None
+
+    backend = Backend()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _held_while_freeing(Backend.delete)(backend)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert backend.pointer is None
+    assert getattr(sat_solver_class().delete, "_ctrl_c_held", False)

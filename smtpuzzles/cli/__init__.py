@@ -7,12 +7,14 @@ Exit codes: 0 an answer (optimal, solved, infeasible; audit clean), 1 an audit c
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
 from smtpuzzles import ticker
+from smtpuzzles.cli import common
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, start_up_over
 from smtpuzzles.cli.parser import build_parser
 
@@ -47,6 +49,8 @@ def main(argv=None) -> int:
         print(f"smtpuzzles: error: {escaped(exc.filename)}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if common.THE_COMMAND:  # the run is sealed: a burst's later Ctrl-Cs must not interrupt the way out
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("smtpuzzles: interrupted", file=sys.stderr)
         return 130
     except RuntimeError as exc:  # a RefereeRejected, an encoding bug: never shown as an answer

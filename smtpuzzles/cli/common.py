@@ -14,6 +14,9 @@ from smtpuzzles.shown import escaped
 
 # Set by `__main__.entry` when it paused the garbage collector for start-up (see start_up_over).
 STARTING = False
+# Set by __main__.entry: this process is the command itself (not a test or a program calling
+# cli.main), so once a Ctrl-C has ended the command, later ones are ignored (cli.main).
+THE_COMMAND = False
 
 EXIT = {"optimal": 0, "solved": 0, "infeasible": 0, "unknown": 3, "interrupted": 130}
 

@@ -115,11 +115,36 @@ def sat_solver_class():
     from pysat.solvers import Solver
 
     _utils.MainThread.check = staticmethod(_never)
+    if not getattr(Solver.delete, "_ctrl_c_held", False):
+        Solver.delete = _held_while_freeing(Solver.delete)
     return Solver
 
 
 def _never() -> bool:
     return False
+
+
+def _held_while_freeing(delete):
+    """python-sat's `delete`, with a Ctrl-C held until it returns. Raised between the C call that
+    frees the solver and python-sat forgetting its pointer, a Ctrl-C left the pointer behind, and
+    the solver was freed again later (a burst of Ctrl-Cs: SIGSEGV after the run's last line). A
+    Ctrl-C held here is handled as it would have been, once the solver is freed."""
+    def held(self):
+        # Only a Python handler can raise here (ignored, default or a C one: nothing to hold);
+        # only the main thread may swap it.
+        if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
+            return delete(self)
+        pressed = []
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(frame))
+        try:
+            return delete(self)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            if pressed:
+                previous(signal.SIGINT, pressed[0])
+
+    held._ctrl_c_held = True
+    return held
 
 
 @contextmanager

@@ -49,6 +49,7 @@ class SatEngine:
         self._added: list[list[int]] = []  # every clause added to the solver since
         self._phases: list[int] = []
         self._running = self.solver  # the solver the check under way runs on, for `interrupt`
+        self._guard = threading.Lock()  # `interrupt` never reaches a solver being freed
         self._stopped = False
         self._idle = threading.Event()  # set while no solver call of a check runs
         self._idle.set()
@@ -130,7 +131,8 @@ class SatEngine:
             fresh["stats"] = dict(solver.accum_stats() or {})
             return answer
         finally:
-            self._running = self.solver
+            with self._guard:
+                self._running = self.solver
             solver.delete()
 
     def close(self) -> None:
@@ -144,7 +146,9 @@ class SatEngine:
             self.interrupt()
         else:  # still in a call after 30 s: left to the process's end, never freed under the call
             return
-        solver, self.solver = self.solver, None
+        with self._guard:
+            solver, self.solver = self.solver, None
+            self._running = None
         solver.delete()
 
     def _add(self, clauses: list[list[int]]) -> None:
@@ -156,7 +160,9 @@ class SatEngine:
         """Stop the check under way from another thread (a cube another worker already settled,
         Ctrl-C, the time limit)."""
         self._stopped = True
-        self._running.interrupt()
+        with self._guard:
+            if self._running is not None:
+                self._running.interrupt()
 
     def hint(self, model) -> None:
         # Phase hints towards the current best: the solver first tries the values of the last model.
