@@ -165,12 +165,13 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
         **settings.record(enc.advice),
     }
     client = cube_client(settings)  # an unreachable scheduler is refused before the ledger is made
-    ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
-    try:
-        return _drive(module, instance, enc, ledger, [], settings, cube_list, on_step, on_solution, client)
-    finally:
-        if client is not None:
-            client.close()
+    with ctrl_c_held():  # from its folder's making to its seal, a run ends sealed (see _drive)
+        ledger = Ledger.create(Path(out_dir), header, input_text, enc.formula.document())
+        try:
+            return _drive(module, instance, enc, ledger, [], settings, cube_list, on_step, on_solution, client)
+        finally:
+            if client is not None:
+                client.close()
 
 
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
@@ -206,20 +207,21 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
         raise InputError(f"the run split its checks at depth {depth}: resume it with --cubes {depth} or without "
                          "--cubes", "--cubes")
     client = cube_client(settings)
-    ledger, steps = Ledger.resume(Path(run_dir))
-    ledger.run["time_limit"] = time_limit
-    # Splitting and sharing are how the checks are asked, not what is claimed: a long run may be
-    # handed to a cluster part-way (every split and tree is checked on its own by the audit).
-    restore = {"cubes": depth, "share": run.get("share", 0)}
-    for key, value in (("cubes", settings.cubes), ("share", settings.share)):
-        ledger.run.pop(key, None)
-        ledger.run.update({key: value} if value else {})
-    try:
-        return _drive(module, instance, enc, ledger, steps, settings, cube_list, on_step, on_solution, client,
-                      restore=restore)
-    finally:
-        if client is not None:
-            client.close()
+    with ctrl_c_held():  # as in solve
+        ledger, steps = Ledger.resume(Path(run_dir))
+        ledger.run["time_limit"] = time_limit
+        # Splitting and sharing are how the checks are asked, not what is claimed: a long run may be
+        # handed to a cluster part-way (every split and tree is checked on its own by the audit).
+        restore = {"cubes": depth, "share": run.get("share", 0)}
+        for key, value in (("cubes", settings.cubes), ("share", settings.share)):
+            ledger.run.pop(key, None)
+            ledger.run.update({key: value} if value else {})
+        try:
+            return _drive(module, instance, enc, ledger, steps, settings, cube_list, on_step, on_solution, client,
+                          restore=restore)
+        finally:
+            if client is not None:
+                client.close()
 
 
 def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: "Settings",
@@ -259,45 +261,43 @@ def _drive(module, instance, enc, ledger: Ledger, replay: list[dict], settings: 
         sealed = True
         ledger.finish(status, value)
 
-    # Ctrl-C stops the run between steps; once stopped, the seal and the close are let finish.
-    with ctrl_c_held():
+    try:
         try:
+            with ctrl_c_between_steps():
+                answer = enc.notes.get("answer")
+                outcome = answered_without_solver(steering, answer) if answer is not None else \
+                    run_objective(steering, settings.mode, settings.limit)
+                if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
+                    raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
+        except KeyboardInterrupt:
+            outcome = Outcome("interrupted")
+        except ResumeMismatch as exc:
+            for key, value in (restore or {}).items():  # what this resume changed in run.json
+                run.pop(key, None)
+                run.update({key: value} if value else {})
+            seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
+            raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
+        if outcome.solution is None and (ledger.dir / "solution.json").exists():
+            saved = json.loads((ledger.dir / "solution.json").read_text())
+            outcome.solution = saved["solution"]
+            outcome.value = module.value(instance, outcome.solution)
+        if outcome.certificate is not None:
+            _save_certificate(outcome.certificate, enc, ledger)
+        run["extra"] = outcome.extra
+        seal(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
+    except BaseException:
+        # A model the referee rejected, a failed write, any bug: the run stopped without an answer.
+        # Sealed as interrupted with the best refereed solution kept, so the folder is never left
+        # `running`, its chain is sealed, and resume can continue it; the error itself goes on up.
+        if not sealed:
+            run.pop("certificate", None)  # nothing was proved in a run that failed
             try:
-                with ctrl_c_between_steps():
-                    answer = enc.notes.get("answer")
-                    outcome = answered_without_solver(steering, answer) if answer is not None else \
-                        run_objective(steering, settings.mode, settings.limit)
-                    if steering.recorder.replay:  # a recorded step no question of the run asked: the ledger was edited
-                        raise ResumeMismatch(f"step {steering.recorder.replay[0]['index']} answers nothing the run asks")
-            except KeyboardInterrupt:
-                outcome = Outcome("interrupted")
-            except ResumeMismatch as exc:
-                for key, value in (restore or {}).items():  # what this resume changed in run.json
-                    run.pop(key, None)
-                    run.update({key: value} if value else {})
-                seal(*(ledger.previous or ("interrupted", None)))  # leave the run as it was found
-                raise LedgerError(f"cannot resume: {exc}", str(ledger.dir)) from None
-            if outcome.solution is None and (ledger.dir / "solution.json").exists():
-                saved = json.loads((ledger.dir / "solution.json").read_text())
-                outcome.solution = saved["solution"]
-                outcome.value = module.value(instance, outcome.solution)
-            if outcome.certificate is not None:
-                _save_certificate(outcome.certificate, enc, ledger)
-            run["extra"] = outcome.extra
-            seal(outcome.status, module.value_json(outcome.value) if outcome.value is not None else None)
-        except BaseException:
-            # A model the referee rejected, a failed write, any bug: the run stopped without an answer.
-            # Sealed as interrupted with the best refereed solution kept, so the folder is never left
-            # `running`, its chain is sealed, and resume can continue it; the error itself goes on up.
-            if not sealed:
-                run.pop("certificate", None)  # nothing was proved in a run that failed
-                try:
-                    seal("interrupted", best["value"])
-                except Exception:  # noqa: BLE001 - the first error is the one to report
-                    pass
-            raise
-        finally:
-            _closed(steering, ledger)
+                seal("interrupted", best["value"])
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
+        raise
+    finally:
+        _closed(steering, ledger)
     outcome.encoding = enc
     return outcome, ledger
 

@@ -144,3 +144,24 @@ def test_a_ctrl_c_while_python_sat_frees_a_solver_waits_until_it_is_freed():
         signal.signal(signal.SIGINT, previous)
     assert backend.pointer is None
     assert getattr(sat_solver_class().delete, "_ctrl_c_held", False)
+
+
+def test_a_ctrl_c_while_the_folder_is_made_stops_the_run_at_its_first_check(tmp_path, monkeypatch):
+    """Pressed after the folder is made but before the run's steps begin: kept, not raised (raised,
+    it left a folder saying `running`); the run stops at its first check and is sealed."""
+    create = ledger_module.Ledger.create
+
+    def pressed_while_made(*args, **kwargs):
+        made = create(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        return made
+
+    monkeypatch.setattr(ledger_module.Ledger, "create", pressed_while_made)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        outcome, ledger = runner.solve(kingtour, kingtour.parse(4, "2x2", None), "", out_dir=tmp_path / "runs")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert outcome.status == "interrupted"
+    assert json.loads((ledger.dir / "run.json").read_text())["status"] == "interrupted"

@@ -91,7 +91,10 @@ def ctrl_c_between_steps():
             raise KeyboardInterrupt
         _ctrl_c.set()
 
-    _ctrl_c.clear()
+    if _held.is_set():  # pressed while the run was being set up: it stops at its first check
+        _ctrl_c.set()
+    else:
+        _ctrl_c.clear()
     previous = {number: signal.signal(number, on_stop) for number in taken}
     try:
         yield
@@ -149,24 +152,28 @@ def _held_while_freeing(delete):
 
 @contextmanager
 def ctrl_c_held():
-    """While a run is sealed and closed: a Ctrl-C is let pass, never raised inside the seal's
-    writes. A burst of Ctrl-Cs (a key held down repeats every 30 ms) raised one inside the seal
-    and left the folder saying `running`, or inside python-sat's solver teardown, which then freed
-    a solver twice and crashed the process. The run's first Ctrl-C has already stopped it
-    (`ctrl_c_between_steps`, taken inside this); the command ends as soon as the seal is written.
-    Outside the main thread, or with Ctrl-C ignored by the user, it does nothing."""
+    """From the making of a run's folder to its seal: a Ctrl-C is never raised in the middle of
+    writing it. One that comes before the run's steps (`ctrl_c_between_steps`, taken inside this)
+    is kept, and stops the run at its first check; one that comes once the run is stopped is let
+    pass while it is sealed and closed. A burst of Ctrl-Cs (a key held down repeats every 30 ms)
+    had raised one inside the seal, or before the run began, and left the folder saying
+    `running`. Outside the main thread, or with Ctrl-C ignored by the user, it does nothing."""
+    _held.clear()
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         yield
         return
-    previous = signal.signal(signal.SIGINT, _let_pass)
+    previous = signal.signal(signal.SIGINT, _hold)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _let_pass(signum, frame) -> None:
-    pass
+_held = threading.Event()  # a Ctrl-C came while `ctrl_c_held` was on
+
+
+def _hold(signum, frame) -> None:
+    _held.set()
 
 
 def ctrl_c_pressed() -> bool:
