@@ -159,7 +159,9 @@ def ctrl_c_held():
     had raised one inside the seal, or before the run began, and left the folder saying
     `running`. Outside the main thread, or with Ctrl-C ignored by the user, it does nothing."""
     _held.clear()
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # (A handler not set from Python reads as None and could not be put back: left alone too.)
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) in (
+            signal.SIG_IGN, None):
         yield
         return
     previous = signal.signal(signal.SIGINT, _hold)
