@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from smtpuzzles.sharing.tree import leaf_cubes
 from smtpuzzles.trusted.dimacs import ProofError
 
 
@@ -52,20 +53,9 @@ def by_tree(tree: Sequence[int], literals: Sequence[int], nvars: int) -> Split:
         raise ProofError("the cube tree splits a variable the query lacks", "proof")
     if any(not 0 <= t <= len(literals) for t in tree):
         raise ProofError("the cube tree names a variable it does not list", "proof")
-    cases: list[tuple[int, ...]] = []
-    path: list[int] = []
-    second: list[bool] = []  # per literal on the path: whether it is its split's second side
-    for token in tree:
-        if token:
-            path.append(literals[token - 1])
-            second.append(False)
-            continue
-        cases.append(tuple(path))
-        while second and second[-1]:  # climb out of finished second sides
-            path.pop()
-            second.pop()
-        if path:
-            path[-1], second[-1] = -path[-1], True
+    # Each leaf's cube as the audit's re-solve reads it: (the split's literal, its first side or not).
+    cases = [tuple(lit if first else -lit for lit, first in cube)
+             for cube in leaf_cubes({"variables": list(literals), "tree": list(tree)})]
 
     def closing(ids: list[int], next_id: int) -> tuple[bytes, int]:
         out: list[str] = []
