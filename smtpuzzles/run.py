@@ -371,8 +371,7 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
     the closing claim's proof stays stored."""
     from smtpuzzles.proofs import proof as proofs
     from smtpuzzles.auditing import readback
-    from smtpuzzles.auditing.derivations import tree_split
-    from smtpuzzles.auditing.resolving import refuting_step
+    from smtpuzzles.auditing.auditproof import claim_split
     from smtpuzzles.auditing.readback import recorded_claim_terms, recorded_instance
     from smtpuzzles.folders.ledger import store_proof
     from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF
@@ -402,10 +401,8 @@ def certify(run_dir: Path, *, timeout: float | None = None, progress: Callable[[
         lambda: _prove_reference(module, instance, claim, run, where, timeout, say("reference")))
     try:
         if not _stored_for(run.get("proof"), claim_query, claim):
-            # A claim a shared question refuted is proved a cube at a time, as the audit proves it.
-            split = tree_split(folder, enc, refuting_step(folder, claim), claim_query) or \
-                enc.advice.proof_parts(lambda: proofs.claim_cases(claim_query))
-            made = proofs.certify_query(claim_query, timeout=timeout, progress=say("claim"), split=split)
+            made = proofs.certify_query(claim_query, timeout=timeout, progress=say("claim"),
+                                        split=claim_split(folder, enc, claim, claim_query))
             if not made.lrat:
                 raise proofs.ProofError(f"the proof ({made.lemmas:,} lemmas) was checked here, but it is past the caps "
                                         "the audit reads a stored proof under", str(run_dir))

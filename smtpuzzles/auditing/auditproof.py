@@ -63,16 +63,20 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
         report.add("proof", None, f"encoding {enc.name} is arithmetic: no clausal proof (use --resolve)")
         return None
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
-    # A claim a shared question refuted cube by cube is proved the same way, a part a cube; else the
-    # encoding's advice to refute the claim a case at a time holds for a proof made here too: a
-    # closing query no solver answers whole (14x14's) is refuted by its cases, each in seconds.
-    split = tree_split(folder, enc, refuting_step(folder, claim), query) or \
-        enc.advice.proof_parts(lambda: proofs.claim_cases(query))
-    outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress, split, parts_dir, checkers)
+    outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
+                           claim_split(folder, enc, claim, query), parts_dir, checkers)
     if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
     return outcome
+
+
+def claim_split(folder, enc, claim: dict, query):
+    """How the claim's query is proved in parts, for the audit and `certify` alike: a claim a shared
+    question refuted cube by cube a part a cube; else as the encoding advises (a closing query no
+    solver answers whole, 14x14's, a case a part, each in seconds); None: whole."""
+    return tree_split(folder, enc, refuting_step(folder, claim), query) or \
+        enc.advice.proof_parts(lambda: proofs.claim_cases(query))
 
 
 def prove_both(report, folder, enc, referee: Referee, claim: dict | None, timeout, progress, beside: bool,
