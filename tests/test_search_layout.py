@@ -72,11 +72,12 @@ def test_the_steering_asks_each_heuristic_through_its_named_method_and_checks_in
         assert inspect.isfunction(getattr(driver.Steering, name)), name
     assert len(inspect.getsource(driver.Steering.check).splitlines()) <= 25
     # The cubes the encoding proposes are checked to cover every case before any run uses them, and
-    # proofs in parts are the certifier's and the audit's: read where those are made.
+    # proofs in parts are the certifier's and the audit's, chosen in one place for both
+    # (auditproof.claim_split): read where those are made.
     calls = {path.name for path in PACKAGE.rglob("*.py") if re.search(r"advice\.cubes\(", path.read_text())}
     assert calls == {"splitting.py"}  # how a run splits its checks, beside run.py
     calls = {path.name for path in PACKAGE.rglob("*.py") if re.search(r"advice\.proof_parts\(", path.read_text())}
-    assert calls == {"run.py", "auditproof.py"}
+    assert calls == {"auditproof.py"}
 
 
 def test_the_objective_kinds_take_the_advice_not_a_strategy_string():
