@@ -1,9 +1,15 @@
 """What a worker process does with a cube: solve it within a conflict budget, and when the budget is
 spent, split it by look-ahead into the cubes it returns to be queued.
 
-Each worker keeps one solver per base formula (the clauses are loaded once, and what it learns on
-one cube serves the next); a question's own clauses (the claim's assumptions and the fresh
-variables defining them) are renumbered into the worker's solver, so questions never collide.
+Each worker keeps two solvers. One holds the base formula (loaded once) and every question's own
+clauses (the fresh variables defining the claim's terms, renumbered so that questions never
+collide); it only propagates, for the look-ahead, under the question's assumptions. The other is
+made for the question being asked: the base, its clauses, and the claim's literals as unit
+clauses; its cubes are solved there under the cube's literals, and what it learns on one cube
+serves the next. Units, not assumptions (docs/sharing.md): the solver drops every clause they
+satisfy, where assumptions leave them all to be visited on each propagation; on recorded 16x16
+questions one solver took 2.5 times less CPU so, and a cube solved in a solver made afresh for it
+learned too little to refute any.
 
 The split (docs/sharing.md): by the clause of the base (over variables an encoder named) with fewest
 literals left free under the cube, one child a case; else by one variable chosen by look-ahead, as
@@ -56,12 +62,14 @@ class Question:
 
 @dataclass
 class _Loaded:
-    solver: object
+    solver: object  # the base and every question's clauses: look-ahead under assumptions
+    clauses: Sequence[Sequence[int]]  # the base's, for each question's own solver
     variables: int  # the base's variables (numbered 1..variables)
     candidates: list[int]  # variables look-ahead may split: those an encoder named
     groups: list  # clauses a split may go by (GROUP_MIN)
     top: int  # the highest variable in use in the solver
-    questions: dict = field(default_factory=dict)  # question key -> its assumptions, renumbered
+    questions: dict = field(default_factory=dict)  # question key -> (its clauses, its assumptions), renumbered
+    asking: tuple | None = None  # (question key, its solver: the base, its clauses, its claim as units)
 
 
 _state: dict[str, _Loaded] = {}  # one base at a time: a worker serving many runs holds one formula
@@ -79,18 +87,19 @@ def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: in
     (this thread's: the machine's other load left out) it took. `cap`: CPU seconds after which the
     cube is interrupted and split as if its budget were spent (conflicts grow slower as a solver
     learns, so a budget alone lets some cubes run far past what was meant)."""
-    with _lock:  # a worker's threads (Dask may run several) take turns on its one solver
+    with _lock:  # a worker's threads (Dask may run several) take turns on its solvers
         loaded = _loaded(base, solver_name)
         assumptions = _renumbered(loaded, question)
-        solver = loaded.solver
-        started, cpu, before = time.perf_counter(), time.thread_time(), _conflicts(solver)
+        started, cpu = time.perf_counter(), time.thread_time()
+        solver = _asking(loaded, question.key, solver_name)
+        before = _conflicts(solver)
         done = threading.Event()
         spent = _cpu_clock(cap)
         watcher = threading.Thread(target=_interrupt_when, args=(stopped, solver, done, spent), daemon=True)
         watcher.start()
         try:
             solver.conf_budget(budget)
-            answer = solver.solve_limited(assumptions=list(assumptions) + list(cube), expect_interrupt=True)
+            answer = solver.solve_limited(assumptions=list(cube), expect_interrupt=True)
         finally:
             done.set()
             watcher.join()
@@ -103,8 +112,8 @@ def solve_cube(base: Base, question: Question, cube: tuple[int, ...], budget: in
         elif _asked(stopped):
             out.update(status="stopped")
         else:
-            out.update(status="open", children=split(solver, loaded.candidates, list(assumptions), cube, levels,
-                                                     loaded.groups))
+            out.update(status="open", children=split(loaded.solver, loaded.candidates, list(assumptions), cube,
+                                                     levels, loaded.groups))
         out.update(seconds=time.perf_counter() - started, cpu=time.thread_time() - cpu)
         return out
 
@@ -207,15 +216,33 @@ def _loaded(base: Base, solver_name: str) -> _Loaded:
         named = [bool(n) and not n.startswith("_") for n in names]
         candidates = [v for v in range(1, len(names)) if named[v]]
         groups = [c for c in clauses if len(c) >= GROUP_MIN and all(named[abs(x)] for x in c)]
-        loaded = _state[base.key] = _Loaded(solver, len(names) - 1, candidates, groups, len(names) - 1)
+        loaded = _state[base.key] = _Loaded(solver, clauses, len(names) - 1, candidates, groups, len(names) - 1)
     return loaded
+
+
+def _asking(loaded: _Loaded, key: str, solver_name: str):
+    """The solver of question `key`: made the first time a cube of it is asked here (the one
+    before it freed), with the base, the question's clauses and its assumptions as unit clauses."""
+    if loaded.asking is not None and loaded.asking[0] == key:
+        return loaded.asking[1]
+    if loaded.asking is not None:
+        loaded.asking[1].delete()
+        loaded.asking = None
+    clauses, assumptions = loaded.questions[key]
+    solver = sat_solver_class()(name=solver_name, bootstrap_with=loaded.clauses)
+    for clause in clauses:
+        solver.add_clause(clause)
+    for lit in assumptions:
+        solver.add_clause([lit])
+    loaded.asking = (key, solver)
+    return solver
 
 
 def _renumbered(loaded: _Loaded, question: Question) -> tuple[int, ...]:
     """The question's assumptions in this worker's solver, its clauses added the first time."""
     found = loaded.questions.get(question.key)
     if found is not None:
-        return found
+        return found[1]
     fresh: dict[int, int] = {}
 
     def mapped(lit: int) -> int:
@@ -227,10 +254,12 @@ def _renumbered(loaded: _Loaded, question: Question) -> tuple[int, ...]:
             fresh[var] = loaded.top
         return fresh[var] if lit > 0 else -fresh[var]
 
-    for clause in question.clauses:
-        loaded.solver.add_clause([mapped(x) for x in clause])
-    found = loaded.questions[question.key] = tuple(mapped(x) for x in question.assumptions)
-    return found
+    clauses = [[mapped(x) for x in clause] for clause in question.clauses]
+    for clause in clauses:
+        loaded.solver.add_clause(clause)
+    assumptions = tuple(mapped(x) for x in question.assumptions)
+    loaded.questions[question.key] = (clauses, assumptions)
+    return assumptions
 
 
 def _conflicts(solver) -> int:
