@@ -382,3 +382,21 @@ def test_a_gzip_bomb_kept_as_a_part_is_read_no_further_than_an_honest_part_its_s
     tracemalloc.stop()
     assert again.lrat == made.lrat and again.found == 2
     assert peak < parts.EXPANSION * packed * 3 + (8 << 20), peak  # unread whole, it would be 250 MB at least
+
+
+def test_a_checker_s_verdict_is_taken_when_it_exits_not_at_the_next_look(tmp_path, monkeypatch):
+    """The wait for a checker looks at its output's size and the time limit every POLL seconds, and
+    returns once the checker exits: with POLL made 60 s, a checker that answers at once is heard
+    at once (the wait had slept a whole POLL before each look, 0.1 s a part of hundreds)."""
+    import time
+
+    from smtpuzzles.proofs import external
+
+    monkeypatch.setattr(external, "POLL", 60.0)
+    checker = external.ExternalChecker(str(stand_in(tmp_path, "quick", "print('s VERIFIED UNSAT')")))
+    (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
+    (tmp_path / "f.lrat").write_text("3 0 1 2 0\n")
+    started = time.monotonic()
+    accepted, line = external.check_file(checker, tmp_path / "f.cnf", tmp_path / "f.lrat", timeout=120)
+    assert accepted is True and "accepted by quick" in line
+    assert time.monotonic() - started < 30  # one POLL (60 s) would have been waited before
