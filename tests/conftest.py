@@ -98,6 +98,98 @@ def cli(capsys, tmp_path):
     return Cli(capsys, tmp_path)
 
 
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name`, filled by `make(folder)` once in the whole test session: under xdist
+    (`-n 2`) the workers share it (the first to ask makes it while the other waits on a lock, then
+    reads it), so an expensive result the tests only read is paid for once. A test that changes
+    what is in it copies it first. A `make` that fails leaves no folder marked done: the next test
+    to ask makes it again, and fails as the first did."""
+    import fcntl
+    import shutil
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the session's folder, above each worker's own
+    folder = base / name
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (folder / ".made").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                make(folder)
+                (folder / ".made").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder
+
+
+def main_output(*args) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `smtpuzzles ARGS` run in this process, as Cli runs it, for
+    fixtures wider than a test (which have no capsys)."""
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def solved_once(folder: Path, *args) -> dict:
+    """The JSON answer of `smtpuzzles solve ARGS --json --out FOLDER/runs`, solved in this process,
+    which must exit 0, as the README says it does for the status it prints (Cli.solve_json with
+    code=0): for a fixture wider than a test, whose tests each take a copy of its run folder
+    (copy_of_run) when they change it."""
+    code, out, err = main_output("solve", *args, "--json", "--out", folder / "runs")
+    assert code == 0, err
+    result = json.loads(out)
+    assert EXIT_FOR_STATUS[result["status"]] == 0, (result["status"], err)
+    return result
+
+
+def copy_of_run(run_dir: Path, tmp_path: Path) -> Path:
+    """A copy of the run folder `run_dir`, whole, at TMP_PATH/runs/NAME: where `cli.solve_json`
+    puts a run it solves, so a test given the copy finds what it found when it solved its own."""
+    import shutil
+
+    return Path(shutil.copytree(run_dir, tmp_path / "runs" / run_dir.name))
+
+
+class Solved6x6:
+    """A 6x6 (2x3 boxes) King's-tour run solved once per session (`solved_6x6`), and, where asked
+    for, its audit (`audited_6x6`)."""
+
+    def __init__(self, result: dict, audit: tuple | None = None):
+        self.result = result  # the JSON answer of the solve
+        self.run_dir = Path(result["run_dir"])  # read it only: a test that changes it copies it (copy_of_run)
+        self.audit = audit  # (exit code, stdout, stderr) of `smtpuzzles audit RUN --resolve --json`
+
+
+@pytest.fixture(scope="session")
+def solved_6x6(tmp_path_factory) -> Solved6x6:
+    """`smtpuzzles solve kingtour --size 6 --box 2x3 --json`, engine and encoding by default: the
+    run closes by its 30 cases, as every King's-tour run does. Solved once per session, shared by
+    the xdist workers (made_once)."""
+    def make(folder: Path) -> None:
+        (folder / "solve.json").write_text(json.dumps(solved_once(folder, "kingtour", "--size", 6, "--box", "2x3")))
+
+    return Solved6x6(json.loads((made_once(tmp_path_factory, "solved-6x6", make) / "solve.json").read_text()))
+
+
+@pytest.fixture(scope="session")
+def audited_6x6(tmp_path_factory, solved_6x6) -> Solved6x6:
+    """The session's 6x6 run and `smtpuzzles audit RUN --resolve --json` on it: each case re-solved
+    by z3 and by cvc5, each in a fresh process, about 40 s of one core. Made once per session and
+    read by the tests that each asked for it (tests/test_closing_by_cases.py, tests/test_kingtour.py,
+    tests/test_ledger.py). The audit leaves the folder as it was."""
+    def make(folder: Path) -> None:
+        audited = main_output("audit", solved_6x6.run_dir, "--resolve", "--json")
+        (folder / "audit.json").write_text(json.dumps(audited))
+
+    audit = json.loads((made_once(tmp_path_factory, "audited-6x6", make) / "audit.json").read_text())
+    return Solved6x6(solved_6x6.result, tuple(audit))
+
+
 def run_process(*args, **kwargs) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     return subprocess.run([sys.executable, "-m", "smtpuzzles", *map(str, args)], capture_output=True, text=True, env=env,

@@ -164,9 +164,21 @@ def test_same_batch_on_a_dask_local_cluster(cli, tmp_path):
         cluster.close()
 
 
-def test_scheduler_that_cannot_be_reached_is_one_line(cli, tmp_path):
+def test_scheduler_that_cannot_be_reached_is_one_line(cli, tmp_path, monkeypatch):
+    """Dask's own Client, told to give up after 1 s instead of the tool's 10 (smtpuzzles.cluster):
+    the same refusal, which the test waited 10 s for, with nothing running."""
+    import dask.distributed
+
+    real, asked = dask.distributed.Client, []
+
+    def client(address, timeout=None, **kwargs):
+        asked.append(address)
+        return real(address, timeout=1, **kwargs)
+
+    monkeypatch.setattr(dask.distributed, "Client", client)
     code, out, err = cli("batch", job_file(tmp_path), "--scheduler", "tcp://127.0.0.1:9")
     assert code == 2 and "Dask scheduler" in one_error_line(err)
+    assert asked == ["tcp://127.0.0.1:9"]  # refused by a connection tried, not before one
 
 
 def ctrl_c_inside_a_long_batch(tmp_path: Path, started_ignoring_ctrl_c: bool = False) -> tuple[int, str, str]:

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import copy_of_run
 from ledger_forge import forge_chain, read_ledger
 
 
 @pytest.fixture
-def closed_6x6(cli) -> Path:
-    """A 6x6 run, closed by its cases as every King's-tour run is."""
-    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", code=0)
-    return Path(result["run_dir"])
+def closed_6x6(solved_6x6, tmp_path) -> Path:
+    """A 6x6 run, closed by its cases as every King's-tour run is: a copy of the session's
+    (conftest.solved_6x6), which the tests below forge."""
+    return copy_of_run(solved_6x6.run_dir, tmp_path)
 
 
 @pytest.mark.parametrize("size,box", [(4, "2x2"), (6, "2x3")])
@@ -35,8 +36,9 @@ def expected_cases(best: list[int], top: int) -> list[dict]:
     return [{"op": "exceed", "prefix": best[:i], "pos": i, "than": d} for i, d in enumerate(best) if d < top]
 
 
-def test_the_closing_step_lists_one_refuted_step_per_case_and_audits_consistent(cli, closed_6x6):
-    run, steps = read_ledger(closed_6x6)
+def test_the_closing_step_lists_one_refuted_step_per_case_and_audits_consistent(audited_6x6):
+    """On the session's 6x6 run, and its `audit --resolve --json` (made once: conftest.audited_6x6)."""
+    run, steps = read_ledger(audited_6x6.run_dir)
     closing = steps[-1]
     best = [int(d) for d in run["value"]]
     assert closing["claim"] == {"op": "lex_greater", "best": best}
@@ -44,7 +46,7 @@ def test_the_closing_step_lists_one_refuted_step_per_case_and_audits_consistent(
     cited = [steps[i] for i in closing["cases"]]
     assert [s["claim"] for s in cited] == expected_cases(best, 6)
     assert all(s["result"] == "unsat" and s["index"] < closing["index"] for s in cited)
-    code, out, err = cli("audit", closed_6x6, "--resolve", "--json")
+    code, out, err = audited_6x6.audit  # `smtpuzzles audit RUN --resolve --json`
     report = json.loads(out)
     assert code == 0 and report["verdict"] == "clean" and report["unsat_rechecked"], err
     assert "by its" in out and "cases, each refuted before" in out

@@ -26,6 +26,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from conftest import copy_of_run, solved_once
+
 MEMORY_MB = 1500  # the attacks cost 3.9 to 10 GB before; an honest audit of these runs needs ~300 MB
 ESCAPES = ("\x1b", "\x07", "\x9b", "\x9d")
 
@@ -49,11 +51,18 @@ def one_line_refusal(done: subprocess.CompletedProcess, code: int, fragment: str
     assert not any(e in done.stdout + done.stderr for e in ESCAPES)
 
 
+@pytest.fixture(scope="module")
+def certified_4x4(tmp_path_factory) -> Path:
+    """`smtpuzzles solve kingtour --size 4 --box 2x2 --certify`, solved once for this file."""
+    return Path(solved_once(tmp_path_factory.mktemp("certified"), "kingtour", "--size", 4, "--box", "2x2",
+                            "--certify")["run_dir"])
+
+
 @pytest.fixture
-def kingtour_4x4(cli) -> Path:
-    """A 4x4 King's-tour run, optimal, with its stored LRAT proof (885 variables)."""
-    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)
-    return Path(result["run_dir"])
+def kingtour_4x4(certified_4x4, tmp_path) -> Path:
+    """A 4x4 King's-tour run, optimal, with its stored LRAT proof (885 variables): this test's own
+    copy, at TMP_PATH/runs/NAME, of the one solved for this file."""
+    return copy_of_run(certified_4x4, tmp_path)
 
 
 def store_proof(run_dir: Path, chunks) -> None:

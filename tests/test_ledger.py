@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import one_error_line
-from ledger_forge import forge_chain
+from ledger_forge import forge_chain, read_ledger
 from smtpuzzles.auditing.auditor import audit
 
 
@@ -28,7 +28,7 @@ def audit_exit(cli, run_dir, *args):
     return code, out, err
 
 
-def test_kill_minus_9_then_resume_then_audit_clean(tmp_path, cli):
+def test_kill_minus_9_then_resume_then_audit_clean(tmp_path, cli, audited_6x6):
     out = tmp_path / "runs"
     # The z3 engine on 6x6 takes a few seconds: long enough to be killed in the middle.
     proc = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "solve", "kingtour", "--size", "6", "--box", "2x3",
@@ -59,8 +59,31 @@ def test_kill_minus_9_then_resume_then_audit_clean(tmp_path, cli):
     assert after[: len(complete_before)] == complete_before  # nothing recorded was lost or rewritten
     claims = [json.dumps(json.loads(line)["claim"], sort_keys=True) for line in after if line]
     assert len(claims) == len(set(claims)), "a finished step was redone after resume"
-    report = audit(run_dir, resolve="certificate")
+    report = audit(run_dir)
     assert report.ok, [f.text for f in report.findings if not f.ok]
+    # And the closing claim re-solved (`audit --resolve`): it rests on its cases, whose queries the
+    # re-solve builds with today's encoder from the instance, the encoding and each case's claim
+    # alone (smtpuzzles.auditing.resolving), never from what the run recorded of them. Those are
+    # the session's 6x6 run's (conftest.audited_6x6), whose re-solve by z3 and cvc5 in fresh
+    # processes found every one unsat: the same queries, so they are not re-solved a second time.
+    run, steps = read_ledger(run_dir)
+    run_6x6, steps_6x6 = read_ledger(audited_6x6.run_dir)
+    assert (run["instance_sha256"], run["encoding"]["name"], run["value"]) == \
+        (run_6x6["instance_sha256"], run_6x6["encoding"]["name"], run_6x6["value"])
+    assert resolved_cases(steps) == resolved_cases(steps_6x6)
+    code, out, err = audited_6x6.audit
+    resolved = json.loads(out)
+    assert code == 0 and resolved["verdict"] == "clean" and resolved["unsat_rechecked"], err
+    assert sorted((r["query"], r["solver"], r["answer"]) for r in resolved["resolved"]) == \
+        sorted((f"case at step {i}", solver, "unsat") for i in steps_6x6[-1]["cases"] for solver in ("z3", "cvc5"))
+
+
+def resolved_cases(steps: list[dict]) -> list[dict]:
+    """The claims `audit --resolve` re-solves for a run closed by its cases, each answered on its
+    own (by a solver or a bound, resting on no other step): its cases' claims, in order."""
+    closing = steps[-1]
+    assert closing["by"] == "cases" and all(steps[i]["by"] in ("solver", "bound") for i in closing["cases"])
+    return [steps[i]["claim"] for i in closing["cases"]]
 
 
 def _flip_result(line: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from conftest import one_error_line
+from conftest import copy_of_run, one_error_line, solved_once
 from ledger_forge import forge_chain, read_ledger
 from smtpuzzles import live
 from smtpuzzles.errors import LedgerError
@@ -143,10 +143,18 @@ def test_durations_read_at_a_glance():
 
 
 # ----------------------------------------------------------------------------- a real short run
-def solve_6x6(cli) -> Path:
-    result = cli.solve_json("kingtour", "--size", 6, "--box", "2x3", "--engine", "sat")
-    assert result["status"] == "optimal"
-    return Path(result["run_dir"])
+@pytest.fixture(scope="module")
+def solved_sat_6x6(tmp_path_factory) -> Path:
+    """`smtpuzzles solve kingtour --size 6 --box 2x3 --engine sat`, solved once for this file."""
+    return Path(solved_once(tmp_path_factory.mktemp("sat-6x6"), "kingtour", "--size", 6, "--box", "2x3",
+                            "--engine", "sat")["run_dir"])
+
+
+@pytest.fixture
+def run_6x6(solved_sat_6x6, tmp_path) -> Path:
+    """A finished 6x6 run: this test's own copy, at TMP_PATH/runs/NAME, of the one solved for this
+    file (the tests below unseal or forge it)."""
+    return copy_of_run(solved_sat_6x6, tmp_path)
 
 
 def unseal(run_dir: Path, keep: int, torn: bytes = b"") -> None:
@@ -211,8 +219,8 @@ def test_show_reads_a_run_while_its_writer_holds_the_lock(cli, capsys, tmp_path)
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
-def test_show_on_an_unsealed_run_with_a_half_written_last_line(cli):
-    run_dir = solve_6x6(cli)
+def test_show_on_an_unsealed_run_with_a_half_written_last_line(cli, run_6x6):
+    run_dir = run_6x6
     _, full = read_ledger(run_dir)
     unseal(run_dir, 30, torn=b'{"assumptions":[],"by":"sol')
     progress = live.read_live(run_dir).progress
@@ -225,10 +233,10 @@ def test_show_on_an_unsealed_run_with_a_half_written_last_line(cli):
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
-def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
+def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch, run_6x6):
     """`show --follow RUN_DIR` (not on a terminal): a progress line while the run goes, then, once
     the writer seals it, the whole picture."""
-    run_dir = solve_6x6(cli)
+    run_dir = run_6x6
     sealed_run, sealed_steps = ((run_dir / name).read_bytes() for name in ("run.json", "steps.jsonl"))
     _, full = read_ledger(run_dir)
     unseal(run_dir, 30)
@@ -254,8 +262,8 @@ def test_show_follow_waits_until_the_run_is_sealed(cli, monkeypatch):
     assert max(len(line) for line in lines) <= 80
 
 
-def test_show_on_a_running_run_before_its_first_step(cli):
-    run_dir = solve_6x6(cli)
+def test_show_on_a_running_run_before_its_first_step(cli, run_6x6):
+    run_dir = run_6x6
     unseal(run_dir, 0)
     code, out, err = cli("show", run_dir)
     assert code == 0, err
@@ -263,8 +271,8 @@ def test_show_on_a_running_run_before_its_first_step(cli):
     assert "0 by the solver" in out and "none: nothing" in out
 
 
-def test_show_on_a_finished_run_adds_one_progress_line(cli):
-    run_dir = solve_6x6(cli)
+def test_show_on_a_finished_run_adds_one_progress_line(cli, run_6x6):
+    run_dir = run_6x6
     _, steps = read_ledger(run_dir)
     checks = sum(1 for s in steps if s["by"] == "solver")
     code, out, err = cli("show", run_dir)
@@ -283,8 +291,8 @@ def test_show_on_a_real_interrupted_12x12_run(cli, interrupted_12x12):
 
 
 # ----------------------------------------------------------------------------------- bad folders
-def test_a_forged_value_in_a_running_folder_is_one_line_exit_2(cli):
-    run_dir = solve_6x6(cli)
+def test_a_forged_value_in_a_running_folder_is_one_line_exit_2(cli, run_6x6):
+    run_dir = run_6x6
     run, steps = read_ledger(run_dir)
     steps = steps[:12]
     sat = next(s for s in steps[1:] if s["result"] == "sat")
@@ -299,16 +307,16 @@ def test_a_forged_value_in_a_running_folder_is_one_line_exit_2(cli):
     assert f"steps.jsonl line {sat['index'] + 1}: a sat step's value is not a vector of integers" in line
 
 
-def test_a_cut_line_in_a_sealed_run_is_one_line_exit_2(cli):
-    run_dir = solve_6x6(cli)
+def test_a_cut_line_in_a_sealed_run_is_one_line_exit_2(cli, run_6x6):
+    run_dir = run_6x6
     with (run_dir / "steps.jsonl").open("ab") as handle:
         handle.write(b'{"index":')
     code, _, err = cli("show", run_dir)
     assert code == 2 and "steps.jsonl" in one_error_line(err) and "seals" in err
 
 
-def test_a_symlinked_steps_file_is_one_line_exit_2(cli, tmp_path):
-    run_dir = solve_6x6(cli)
+def test_a_symlinked_steps_file_is_one_line_exit_2(cli, tmp_path, run_6x6):
+    run_dir = run_6x6
     unseal(run_dir, 10)
     target = tmp_path / "elsewhere.jsonl"
     (run_dir / "steps.jsonl").rename(target)
@@ -379,10 +387,10 @@ def test_show_follow_keeps_waiting_while_a_writer_holds_a_sealed_run(cli, tmp_pa
     assert follower.returncode == 0 and "optimal" in out, err
 
 
-def test_show_on_a_resumed_run_does_not_give_the_last_sessions_end(cli):
+def test_show_on_a_resumed_run_does_not_give_the_last_sessions_end(cli, run_6x6):
     """A resumed run is `running` with its last session's `ended` still in run.json until it is
     sealed again: show says it has not ended (it said "status running" beside that old end)."""
-    run_dir = solve_6x6(cli)
+    run_dir = run_6x6
     unseal(run_dir, 3)
     run = json.loads((run_dir / "run.json").read_text())
     run["ended"] = "2026-12-01T07:08:26+0000"  # as a resume leaves it

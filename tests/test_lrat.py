@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from brute_kingtour import best_overall
-from conftest import SEED_CASES
+from conftest import SEED_CASES, copy_of_run, solved_once
 from test_differential import tatamibari_solutions
 from smtpuzzles.proofs import proof
 from smtpuzzles.proofs.drup import check_drup, to_lrat
@@ -232,16 +232,24 @@ def test_the_checker_reads_standard_lrat_with_deletions():
 
 
 # --------------------------------------------------------------------- certify, and audit --proof
-@pytest.fixture
-def certified(cli):
-    """A Tatamibari uniqueness run with a stored proof (the board has exactly one solution)."""
-    board = cli.tmp_path / "unique.txt"
+@pytest.fixture(scope="module")
+def certified_once(tmp_path_factory) -> Path:
+    """A Tatamibari uniqueness run with a stored proof (the board has exactly one solution),
+    solved once for this file."""
+    folder = tmp_path_factory.mktemp("certified")
+    board = folder / "unique.txt"
     board.write_text("\n".join(UNIQUE_BOARD) + "\n")
-    result = cli.solve_json("tatamibari", board, "--unique", "--certify", code=0)
+    result = solved_once(folder, "tatamibari", board, "--unique", "--certify")
     assert result["unique"] is True
     run_dir = Path(result["run_dir"])
     assert (run_dir / "proof.lrat.gz").is_file() and (run_dir / "certificate.cnf.gz").is_file()
     return run_dir
+
+
+@pytest.fixture
+def certified(certified_once, tmp_path) -> Path:
+    """This test's own copy of it, at TMP_PATH/runs/NAME (the tests below tamper with it)."""
+    return copy_of_run(certified_once, tmp_path)
 
 
 def audit_proof(cli, run_dir):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import kingtour_encoding_with, one_error_line
+from conftest import copy_of_run, kingtour_encoding_with, one_error_line, solved_once
 
 HERE = Path(__file__).resolve().parent
 CAKE_SOURCE = HERE.parent.parent / "shared" / "tools" / "cake_lpr"
@@ -33,10 +33,18 @@ def stand_in(tmp_path: Path, name: str, body: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def certified_4x4(tmp_path_factory) -> Path:
+    """`smtpuzzles solve kingtour --size 4 --box 2x2 --certify`, solved once for this file."""
+    return Path(solved_once(tmp_path_factory.mktemp("certified"), "kingtour", "--size", 4, "--box", "2x2",
+                            "--certify")["run_dir"])
+
+
 @pytest.fixture
-def honest(cli):
-    """A finished 4x4 King's tour with its proofs stored (certify), audited as a record is."""
-    return cli.solve_json("kingtour", "--size", 4, "--box", "2x2", "--certify", code=0)["run_dir"]
+def honest(certified_4x4, tmp_path):
+    """A finished 4x4 King's tour with its proofs stored (certify), audited as a record is: this
+    test's own copy, at TMP_PATH/runs/NAME, of the one solved for this file."""
+    return str(copy_of_run(certified_4x4, tmp_path))
 
 
 def audited(cli, run_dir, *flags):

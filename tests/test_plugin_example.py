@@ -118,9 +118,14 @@ def test_a_plugin_job_file_runs_and_refuses_keys_its_puzzle_lacks(plugin, cli, t
     assert code == 2 and "job t: torus must be true/false" in err
 
 
-def test_the_plugins_own_tests_pass(plugin):
-    """Its referee table, its answers against exhaustive search, its jobs.toml through `batch`."""
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(PLUGIN / "tests")],
+def test_the_plugins_own_tests_pass(plugin, tmp_path):
+    """Its referee table, its answers against exhaustive search, its jobs.toml through `batch`.
+    Their temporary folders go under this test's (--basetemp): a session of its own numbered
+    folders in the system's pytest-of-USER would, on finishing, delete the oldest beyond pytest's
+    three, the folder of the previous run of this whole suite among them (a wheel's venv and
+    thousands of runs: 30 s and more of this test, in a run that came after another)."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp",
+                           str(tmp_path / "plugin-tests"), str(PLUGIN / "tests")],
                           cwd=PLUGIN, capture_output=True, text=True, timeout=600)
     passed = re.search(r"(\d+) passed", proc.stdout)
     assert proc.returncode == 0 and passed and int(passed.group(1)) >= 20, proc.stdout[-2000:] + proc.stderr[-2000:]
