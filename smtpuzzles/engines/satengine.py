@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 import pysat
 
-from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class
+from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class, solver_with_units
 from smtpuzzles.formula import Formula, Term
 
 Solver = sat_solver_class()
@@ -115,12 +115,8 @@ class SatEngine:
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
         and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`."""
         self.solver.clear_interrupt()
-        solver = Solver(name=self.params["solver"], bootstrap_with=self._base)
+        solver = solver_with_units(self.params["solver"], self._base, self._added, lits)
         try:
-            for clause in self._added:
-                solver.add_clause(clause)
-            for lit in lits:
-                solver.add_clause([lit])
             if self._phases:
                 solver.set_phases(self._phases)
             self._running = solver

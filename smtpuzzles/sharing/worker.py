@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from smtpuzzles.engines import sat_solver_class
+from smtpuzzles.engines import sat_solver_class, solver_with_units
 
 # Candidates scored by look-ahead at each split: more finds a better variable, each costs two
 # propagations of the whole question.
@@ -229,11 +229,7 @@ def _asking(loaded: _Loaded, key: str, solver_name: str):
         loaded.asking[1].delete()
         loaded.asking = None
     clauses, assumptions = loaded.questions[key]
-    solver = sat_solver_class()(name=solver_name, bootstrap_with=loaded.clauses)
-    for clause in clauses:
-        solver.add_clause(clause)
-    for lit in assumptions:
-        solver.add_clause([lit])
+    solver = solver_with_units(solver_name, loaded.clauses, clauses, assumptions)
     loaded.asking = (key, solver)
     return solver
 
