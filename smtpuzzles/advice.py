@@ -10,6 +10,7 @@ closed by its cases, or proved in parts, is checked by the audit against the cla
 
 from __future__ import annotations
 
+import inspect
 from typing import Callable, TypeVar
 
 from smtpuzzles.formula import Term
@@ -39,6 +40,9 @@ class Advice:
             raise ValueError(f"unknown order {order!r} ({', '.join(ORDERS)})")
         self.switches = {"first_guess": first_guess, "second_guess": second_guess, "polish": polish,
                          "cubes": cubes, "close_by_cases": close_by_cases, "proof_parts": proof_parts}
+        # A polish written as polish(solution, claim, seconds) is told the time the run has left
+        # for it; one written before there was a limit keeps its own (both are the contract).
+        self._polish_is_timed = polish is not None and _takes_keyword(polish, "seconds")
         # The second guess is asked once a run, or, with this, once for each check that stays
         # undecided (a search for an answer to that check's claim).
         self.second_guess_each_check = second_guess_each_check
@@ -71,11 +75,14 @@ class Advice:
         search = self.switches["second_guess"]
         return None if search is None else search(seconds, claim)
 
-    def polish(self, solution: dict, claim: dict) -> list[Term] | None:
+    def polish(self, solution: dict, claim: dict, seconds: float | None = None) -> list[Term] | None:
         """A quick improvement on the solver's model (its solution and the claim it answered, which
-        says where the search stands), tried first by the next checks; None: nothing better."""
+        says where the search stands), tried first by the next checks, within `seconds` where the
+        polish takes them (None: no limit but its own); None: nothing better."""
         polish = self.switches["polish"]
-        return None if polish is None else polish(solution, claim)
+        if polish is None:
+            return None
+        return polish(solution, claim, seconds=seconds) if self._polish_is_timed else polish(solution, claim)
 
     def cubes(self, depth: int) -> list[list[str]] | None:
         """The encoding's proposal for splitting a check (`solve --cubes DEPTH`): cubes, each a list
@@ -98,3 +105,14 @@ class Advice:
         `audit --proof`; the parts are joined into one LRAT proof checked whole), where the encoding
         advises it; None: proved whole. Faster where each case fixes much (docs/benchmarks.md)."""
         return cases() if self.on("proof_parts") else None
+
+
+def _takes_keyword(function: Callable, name: str) -> bool:
+    """Whether `function` can be called with the keyword `name` (and two positional arguments)."""
+    try:
+        inspect.signature(function).bind(None, None, **{name: None})
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (a builtin): call it as the contract's older form
+        return False
+    return True

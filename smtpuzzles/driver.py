@@ -148,7 +148,10 @@ class Steering:
         seconds on a large board."""
         if not (self.advice.on("polish") and self._guided()):
             return False
-        better = self.advice.polish(solution, claim)
+        seconds = self.limit()  # a polish takes no longer than a check may (16x16: 10 s otherwise)
+        if seconds is not None and seconds <= 0:
+            return False
+        better = self.advice.polish(solution, claim, seconds)
         if better is not None:
             self._steer(lambda: better)
         return better is not None

@@ -186,6 +186,7 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
         folder = open_run(Path(run_dir))
     except LedgerError as exc:
         raise LedgerError(f"{exc.message}; refusing to resume a tampered or malformed ledger", exc.where) from None
+    Ledger.refuse_published(Path(run_dir))
     run = folder.run
     if run["status"] in ANSWERED:
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))

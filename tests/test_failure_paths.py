@@ -859,6 +859,57 @@ def test_a_resumed_run_is_steered_by_its_last_model_polished():
     assert polished == [] and unguided.guides == [[lit("first")]]
 
 
+def test_a_polish_that_takes_seconds_is_given_the_limit_of_a_check():
+    """A polish written polish(solution, claim, seconds) gets the run's limit for a check (cut to the
+    budget's rest), None without one; the older two-argument polish is called as before (the resume
+    test above)."""
+    class Engine(Scripted):
+        def guide(self, guess):
+            guess()
+
+    given = []
+
+    def polish(solution, claim, seconds):
+        given.append(seconds)
+        return None
+
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, climb(descend=False, upper=3), lambda model: dict(model),
+                        advice=Advice(first_guess=lambda: [lit("first")], polish=polish))
+
+    def run(**limits):
+        given.clear()
+        steering = drv.Steering(encoding, lambda: Engine([sat(1), ("unsat", None), ("unsat", None)]),
+                                lambda s: s["v"], lambda s: [], lambda s: s, **limits)
+        drv.run_objective(steering)
+        return list(given)
+
+    assert run(time_limit=1.5) == [1.5]
+    assert run() == [None]
+    budget = run(deadline=time.monotonic() + 60)
+    assert len(budget) == 1 and 50 < budget[0] <= 60
+    assert run(time_limit=1.5, deadline=time.monotonic() + 60) == [1.5]
+
+
+def test_the_kingtour_polish_keeps_to_the_seconds_it_is_given(monkeypatch):
+    """On a board searched by `reach` (16x16: up to 10 s a polish of its own), the seconds a run
+    gives the polish bound the search's deadline; without them it keeps its own."""
+    from smtpuzzles.puzzles.kingtour import encodings, reach
+    from smtpuzzles.puzzles.kingtour.board import Board
+
+    left = []
+
+    def improve(board, answer, focus, starts, deadline):
+        left.append(deadline - time.thread_time())
+        return None, focus
+    monkeypatch.setattr(reach, "improve", improve)
+    board = Board(16, 4, 4, tuple((0,) * 16 for _ in range(16)))
+    solution = encodings.snake_solution(board)
+    encodings._Guides(board, None).polish(solution, {"pos": 3}, seconds=0.5)
+    encodings._Guides(board, None).polish(solution, {"pos": 3})
+    assert 0 < left[0] <= 0.5 and 9 < left[1] <= encodings.POLISH_SECONDS_MAX
+
+
 def test_step_seconds_and_problem_list():
     _, steps, _ = run_scripted(climb(), [sat(1), ("unsat", None)])
     assert all(isinstance(s["seconds"], float) and 0 <= s["seconds"] < 1 for s in steps)

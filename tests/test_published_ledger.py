@@ -99,15 +99,21 @@ def test_a_compressed_ledger_that_expands_past_the_cap_is_refused(cli, monkeypat
     assert code == 2 and "has a line longer than 16,777,216 bytes" in one_error_line(err)
 
 
-def test_a_run_with_a_compressed_ledger_is_never_resumed(cli):
+def test_a_run_with_a_compressed_ledger_is_never_resumed(cli, monkeypatch):
     """Only finished runs are published compressed; even one marked unfinished is not resumed (its
-    ledger would be written beside the compressed one), in one line, and nothing is changed."""
+    ledger would be written beside the compressed one), in one line, and nothing is changed; it is
+    refused before today's encoding is built (on 16x16, seconds spent for nothing)."""
+    from smtpuzzles import run as run_module
     code, out, err = cli("solve", "kingtour", "--size", 9, "--box", "3x3", "--time-limit", "0.05", "--json",
                          "--out", cli.tmp_path / "runs")
     assert code == 3, err
     run_dir = Path(json.loads(out)["run_dir"])
     publish(run_dir)
     before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+
+    def not_built(*args):
+        raise AssertionError("today's encoding was built for a run that cannot be resumed")
+    monkeypatch.setattr(run_module, "todays_encoding", not_built)
     code, _, err = cli("solve", "kingtour", "--resume", run_dir)
     assert code == 2 and "published compressed" in one_error_line(err)
     assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before

@@ -169,19 +169,20 @@ class _Guides:
             self.guessed.append(walked or snake_solution(self.board))
         return solution_literals(self.board, self.guessed[0])
 
-    def polish(self, solution: dict, claim: dict):
+    def polish(self, solution: dict, claim: dict, seconds: float | None = None):
         """The model's own tour with the best Sudoku along it, then larger digits sought at the
         positions after the claim's: on a 9x9 board by a small search around the model's tour
         (guess.improve), where a solve then asks the solver 9 SAT questions instead of 27, 10 more
         answered by the guide; from REACH_FROM_CELLS on, each position in turn gets the largest
         digit the first steps and a way through can give (reach.improve), so the solver is left
-        the refutations (encodings/kingtour.md)."""
+        the refutations (encodings/kingtour.md). Within `seconds` where the run gives them (its
+        limit for a check), else the board's own time."""
         board, steps = self.board, self.steps
         if self.sudoku is None:
             self.sudoku = SudokuSolver(board)
         focus = claim["pos"] + 1 if isinstance(claim.get("pos"), int) else 0
-        seconds = min(POLISH_SECONDS_9X9 * (steps / 81) ** 4, POLISH_SECONDS_MAX)
-        deadline = time.thread_time() + seconds
+        own = min(POLISH_SECONDS_9X9 * (steps / 81) ** 4, POLISH_SECONDS_MAX)
+        deadline = time.thread_time() + (own if seconds is None else min(own, seconds))
         by_reach = steps >= REACH_FROM_CELLS
         if self.polished and self.polished[-1] == solution:
             # the guide this polish made, answered: its steps up to `reached` were tried already
