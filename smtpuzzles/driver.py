@@ -57,6 +57,7 @@ class Steering:
         # Or every such check shared out by look-ahead (smtpuzzles.sharing.runner.Sharing): cubes
         # chosen for the check, split again while open, one step `by: tree` when all are refuted.
         self.sharing = None
+        self._settled: list = []  # terms every later check assumes (see `settled`)
 
     @property
     def engine(self):
@@ -64,6 +65,8 @@ class Steering:
             self._engine = self._engine_factory()
             # A resumed run goes on from its best model, polished, rather than from the first guess:
             # on a long run the first guess is far behind the proved prefix.
+            if self._settled and hasattr(self._engine, "settle"):
+                self._engine.settle(self._settled)
             replayed = self.recorder.last_model
             if not (replayed is not None and self.polish(*replayed)):
                 self.first_guess()
@@ -255,6 +258,15 @@ class Steering:
             "status": answer.status, "model": model, "core": None, "stats": stats, "reason": answer.reason,
             "seconds": seconds, "engine": "sat"})
         return result, solution, value
+
+    def settled(self, terms: list) -> None:
+        """The objective's search says `terms` hold in every check it asks from now on (a proved
+        prefix): an engine that can hold them for good (`settle`) is told, now or once it is built.
+        Nothing recorded changes: each step still records its whole claim, and the audit re-solves
+        it from the base formula alone."""
+        self._settled += terms
+        if self._engine is not None and hasattr(self._engine, "settle"):
+            self._engine.settle(terms)
 
     def close_by_cases(self, claim: dict, cases: list[dict]) -> bool:
         """Whether `claim` is refuted by its `cases` (claims whose disjunction it is, as the objective

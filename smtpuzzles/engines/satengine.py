@@ -54,6 +54,7 @@ class SatEngine:
         self._idle = threading.Event()  # set while no solver call of a check runs
         self._idle.set()
         self.fresh_after = FRESH_AFTER if self.params.get("fresh", True) else None
+        self._settled: set[int] = set()  # literals every later check assumes, held as unit clauses
 
     def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
         new_clauses: list[list[int]] = []
@@ -61,6 +62,9 @@ class SatEngine:
         self._add(new_clauses)
         guided, fresh = [], {}
         self._stopped, self._running = False, self.solver
+        # A check that does not assume all that was settled is not this solver's to answer (its
+        # units would decide it): a fresh solver without them answers it.
+        outside = not self._settled <= set(lits)
 
         def solve():
             try:
@@ -69,6 +73,8 @@ class SatEngine:
                 self._idle.set()
 
         def ask():
+            if outside:
+                return self._solve_fresh(lits, fresh)
             if self._guide:
                 self.solver.conf_budget(GUIDE_CONFLICTS)
                 answer = self.solver.solve_limited(assumptions=lits + self._guide, expect_interrupt=True)
@@ -130,6 +136,18 @@ class SatEngine:
             with self._guard:
                 self._running = self.solver
             solver.delete()
+
+    def settle(self, terms: Sequence[Term]) -> None:
+        """`terms` hold in every check asked from now on (a lexicographic run's proved prefix): the
+        solver holds them as unit clauses, and drops the clauses they satisfy, instead of taking
+        them as assumptions on every propagation of every later check (see FRESH_AFTER)."""
+        new_clauses: list[list[int]] = []
+        lits = [self.cnf.term_literal(t, new_clauses, self._cache) for t in terms]
+        self._add(new_clauses)
+        for lit in lits:
+            if lit not in self._settled:
+                self.solver.add_clause([lit])
+                self._settled.add(lit)
 
     def close(self) -> None:
         """Free the solver, once no call of a check runs on it (freed under a running call, it

@@ -105,6 +105,11 @@ def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str,
             steer.on_solution(solution, best)
         return result
 
+    def settle(value: int) -> None:
+        """The position's value is proved: every later question assumes it."""
+        steer.settled([objective.equal(len(prefix), value)])
+        prefix.append(value)
+
     def ended(result: str) -> Outcome:
         return Outcome(result, best, solution, extra={"proved_digits": len(prefix)})
 
@@ -114,14 +119,14 @@ def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str,
         if best[i] >= top:
             claim = {"op": "exceed", "prefix": list(prefix), "pos": i, "than": best[i]}
             steer.close_by_bound(claim, f"{best[i]} is the largest value with copies left after the prefix")
-            prefix.append(best[i])
+            settle(best[i])
             continue
         if how != "descend":
             result = ask(best[i])
             if stopped(result):
                 return ended(result)
             if result == "unsat":
-                prefix.append(best[i])
+                settle(best[i])
                 continue
             if how == "climb" or best[i] >= top:
                 continue  # ask again above the new value (at the top: closed by the bound)
@@ -134,7 +139,7 @@ def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str,
                 break
             than -= 1
         if best[i] < top:  # at the top the next round closes it by the bound, as a climb would
-            prefix.append(best[i])
+            settle(best[i])
     closing = {"op": "lex_greater", "best": list(best)}
     # "Greater than best" is "first greater at position i" for some i: each of those was refuted
     # as position i closed, so where the advice says so the closing claim needs no solver. A run
