@@ -43,6 +43,11 @@ def test_settled_literals_never_change_an_answer(clauses, settled, checks):
         assert answer.status == ("sat" if models else "unsat")
         if models:
             assert tuple(answer.model[f"x{v}"] for v in range(1, n + 1)) in models
+        elif answer.core is not None:  # the core recorded in a step: its assumptions alone are UNSAT
+            kept = [asked[i] for i in answer.core]
+            assert not any(all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
+                           and all((x > 0) == bits[abs(x) - 1] for x in kept)
+                           for bits in itertools.product([False, True], repeat=n))
 
 
 def test_a_check_outside_what_was_settled_is_not_decided_by_it():

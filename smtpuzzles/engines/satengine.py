@@ -113,7 +113,9 @@ class SatEngine:
         if answer is False:
             if fresh:  # units, not assumptions: no core to give
                 return CheckResult("unsat", stats=stats)
-            core_lits = set(self.solver.get_core() or [])
+            # The settled literals are units, which no core names: they are counted in, so that the
+            # base with the core's assumptions is still unsatisfiable.
+            core_lits = set(self.solver.get_core() or []) | self._settled
             return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
         return CheckResult("unknown", stats=stats, reason=why or "unknown")
 
