@@ -93,3 +93,99 @@ def test_an_interrupt_stops_the_fresh_solver():
 
 def test_fresh_after_is_longer_than_a_small_board_s_checks():
     assert satengine.FRESH_AFTER >= 10
+
+
+# ------------------------------------------------------------------ a fresh solver in a child process
+@given(st.integers(3, 6).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3),
+             max_size=12),
+    st.lists(st.tuples(st.integers(1, n), st.booleans()), max_size=3))))
+@settings(max_examples=12, deadline=None)
+def test_kissat_in_a_child_answers_as_a_brute_force_does(case):
+    n, clauses, assumed = case
+    cnf = CNF()
+    for v in range(1, n + 1):
+        cnf.var(f"x{v}")
+    for clause in clauses:
+        cnf.add(clause)
+    engine = make_engine("sat", Formula.from_cnf(cnf), {"fresh_solver": "kissat404"})
+    models = [bits for bits in itertools.product([False, True], repeat=n)
+              if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
+              and all(bits[v - 1] == value for v, value in assumed)]
+    lits = [engine.cnf.term_literal(("lit", f"x{v}", value), [], engine._cache) for v, value in assumed]
+    fresh: dict = {}
+    assert engine._solve_fresh(lits, fresh) is bool(models)
+    if models:
+        true = {x for x in fresh["model"] if x > 0}
+        assert tuple(engine.cnf.index[f"x{v}"] in true for v in range(1, n + 1)) in models
+
+
+def children() -> list[str]:
+    """The fresh-solver children running now (their command lines)."""
+    import subprocess
+
+    listed = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in listed.splitlines() if "smtpuzzles.engines.child" in line and "ps -eo" not in line]
+
+
+def test_a_check_goes_on_in_kissat_s_child_and_is_answered():
+    engine = make_engine("sat", pigeon_formula(7), {"fresh_solver": "kissat404"})
+    engine.fresh_after = 0.0  # at once, whatever Glucose would do
+    answer = engine.check([], None)
+    assert answer.status == "unsat" and answer.stats.get("fresh") == 1 and answer.core is None
+
+
+@pytest.mark.parametrize("stop", ["time limit", "interrupt"])
+def test_the_time_limit_and_an_interrupt_kill_kissat_s_child(stop):
+    before = children()
+    engine = make_engine("sat", pigeon_formula(12), {"fresh_solver": "kissat404"})  # minutes for Kissat
+    engine.fresh_after = 0.2
+    started = time.monotonic()
+    if stop == "interrupt":
+        timer = threading.Timer(1.5, engine.interrupt)
+        timer.start()
+        answer = engine.check([], None)
+        timer.join()
+    else:
+        answer = engine.check([], 1.5)
+    assert answer.status == "unknown" and time.monotonic() - started < 20
+    assert children() == before  # killed and reaped, not left running
+
+
+def test_fresh_solver_takes_only_the_listed_solvers():
+    with pytest.raises(InputError, match="fresh_solver must be one of"):
+        make_engine("sat", pigeon_formula(2), {"fresh_solver": "lingeling"})
+    from smtpuzzles.engines.child import ChildSolve
+
+    with pytest.raises(ValueError):
+        ChildSolve("glucose4", [], [], [])
+
+
+def test_fresh_solver_on_the_command_line_new_and_resumed(cli):
+    """`--fresh-solver` is recorded as the engine parameter on a new run and may be changed on a
+    resume (how checks are asked, not what is claimed); a solver not listed, or a z3 run, is
+    refused in one line before anything is touched."""
+    import json
+    from pathlib import Path
+
+    from conftest import one_error_line
+
+    code, out, err = cli("solve", "kingtour", "--size", 9, "--time-limit", "0.05", "--json", "--fresh-solver",
+                         "glucose3", "--out", cli.tmp_path / "runs")
+    assert code == 3, err
+    run_dir = Path(json.loads(out)["run_dir"])
+    assert json.loads((run_dir / "run.json").read_text())["engine"]["params"]["fresh_solver"] == "glucose3"
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.name != ".lock"}
+    code, _, err = cli("solve", "kingtour", "--resume", run_dir, "--fresh-solver", "lingeling")
+    assert code == 2 and "fresh_solver must be one of" in one_error_line(err) and "--fresh-solver" in err
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.name != ".lock"} == before
+    code, out, err = cli("solve", "kingtour", "--resume", run_dir, "--fresh-solver", "kissat404", "--json")
+    assert code == 0, err
+    assert json.loads(out)["status"] == "optimal"
+    assert json.loads((run_dir / "run.json").read_text())["engine"]["params"]["fresh_solver"] == "kissat404"
+    code, out, err = cli("solve", "kingtour", "--size", 9, "--engine", "z3", "--time-limit", "0.01", "--json",
+                         "--out", cli.tmp_path / "z3")
+    assert code == 3, err  # unfinished: its resume may not name a sat engine's solver
+    code, _, err = cli("solve", "kingtour", "--resume", Path(json.loads(out)["run_dir"]), "--fresh-solver", "kissat404")
+    assert code == 2 and "is for runs on the sat engine" in one_error_line(err)

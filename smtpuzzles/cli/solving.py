@@ -67,6 +67,11 @@ def resume_fixes() -> list[tuple[str, str]]:
             ("no_guide", "--no-guide")]
 
 
+def with_fresh_solver(params: dict | None, fresh_solver: str | None) -> dict | None:
+    """The run's engine parameters with --fresh-solver's (checked with the rest by the engine)."""
+    return params if fresh_solver is None else {**(params or {}), "fresh_solver": fresh_solver}
+
+
 def check_resume(args) -> None:
     """A resumed run keeps its recorded puzzle, instance and options: refuse any that would be ignored."""
     from smtpuzzles.folders.runfolder import read_run_json
@@ -134,7 +139,8 @@ def solve_or_resume(args, module, progress, live):
             outcome, ledger = runner.resume(Path(args.resume), time_limit=args.time_limit, scheduler=args.scheduler,
                                             split_after=args.split_after, cubes=args.cubes or None,
                                             share=request.workers_shared(args.share, args.cubes, flag_of),
-                                            on_step=progress.step, on_solution=progress.solution, budget=args.budget)
+                                            on_step=progress.step, on_solution=progress.solution, budget=args.budget,
+                                            fresh_solver=args.fresh_solver)
         finally:
             if live:
                 live.stop()
@@ -151,7 +157,8 @@ def solve_or_resume(args, module, progress, live):
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=asked.out, engine=asked.engine,
                                            encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
                                            limit=asked.limit, on_step=progress.step, on_solution=progress.solution,
-                                           params=asked.engine_params(), cubes=asked.cubes, scheduler=args.scheduler,
+                                           params=with_fresh_solver(asked.engine_params(), args.fresh_solver),
+                                           cubes=asked.cubes, scheduler=args.scheduler,
                                            split_after=asked.split_after, budget=asked.budget, share=asked.share)
         finally:
             if live:

@@ -274,9 +274,15 @@ ENGINES = ("z3", "sat")
 # python-sat back ends that support what the sat engine uses: assumptions, conflict budgets, phases
 # and interrupts (CaDiCaL and Kissat cannot be interrupted from Python, so time limits would not hold).
 SAT_SOLVERS = ("glucose4", "glucose42", "glucose3", "minisat22", "maplesat", "maplecm", "maplechrono")
+# Back ends a long check may go on in, fresh, in a child process that is killed to stop it
+# (smtpuzzles.engines.child): Kissat can be neither interrupted nor budgeted from Python.
+CHILD_SOLVERS = ("kissat404",)
 PARAMS: dict[str, dict[str, tuple[type, object]]] = {
     "z3": {"guide": (bool, None), "random_seed": (int, (0, 2**32 - 1))},
-    "sat": {"fresh": (bool, None), "guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS)},
+    "sat": {"fresh": (bool, None), "guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS),
+            # the solver a long check goes on in, fresh (satengine.FRESH_AFTER); those that cannot be
+            # stopped from Python run in a child process (smtpuzzles.engines.child)
+            "fresh_solver": (str, SAT_SOLVERS + CHILD_SOLVERS)},
 }
 
 
@@ -298,6 +304,16 @@ def check_params(engine: str, params, where: str = "params") -> dict:
         if isinstance(allowed, tuple) and kind is str and value not in allowed:
             raise InputError(f"engine parameter {key} must be one of {', '.join(allowed)}, not {value!r}"[:200], where)
     return dict(params)
+
+
+def with_fresh_solver(engine: str, params: dict, fresh_solver: str | None) -> dict:
+    """A resumed run's engine parameters with `--fresh-solver` changing the solver its long checks
+    go on in, checked (how a check is asked, not what is claimed)."""
+    if fresh_solver is None:
+        return dict(params)
+    if engine != "sat":
+        raise InputError(f"--fresh-solver is for runs on the sat engine; this one runs on {engine}", "--fresh-solver")
+    return check_params("sat", {**params, "fresh_solver": fresh_solver}, "--fresh-solver")
 
 
 def make_engine(name: str, formula: Formula, params: dict | None = None) -> Engine:

@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 
 import pysat
 
+from smtpuzzles.engines import child
 from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class, solver_with_units
 from smtpuzzles.formula import Formula, Term
 
@@ -123,7 +124,10 @@ class SatEngine:
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
         and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`."""
         self.solver.clear_interrupt()
-        solver = solver_with_units(self.params["solver"], self._base, self._added, lits)
+        name = self.params.get("fresh_solver", self.params["solver"])
+        if name in child.OUTSIDE:
+            return self._solve_in_child(name, lits, fresh)
+        solver = solver_with_units(name, self._base, self._added, lits)
         try:
             if self._phases:
                 solver.set_phases(self._phases)
@@ -138,6 +142,21 @@ class SatEngine:
             with self._guard:
                 self._running = self.solver
             solver.delete()
+
+    def _solve_in_child(self, name: str, lits: list[int], fresh: dict):
+        """`_solve_fresh` in a child process (smtpuzzles.engines.child), which `interrupt` kills."""
+        solving = child.ChildSolve(name, self._base, self._added, lits)
+        with self._guard:
+            self._running = solving
+        try:
+            if self._stopped:
+                return None
+            answer = solving.run()
+            fresh["model"], fresh["stats"] = solving.model, {}
+            return answer
+        finally:
+            with self._guard:
+                self._running = self.solver
 
     def settle(self, terms: Sequence[Term]) -> None:
         """`terms` hold in every check asked from now on (a lexicographic run's proved prefix): the
