@@ -6,6 +6,7 @@ an interrupt and `fresh = false` hold on it."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 import threading
 import time
 
@@ -125,7 +126,7 @@ def children() -> list[str]:
     """The fresh-solver children running now (their command lines)."""
     import subprocess
 
-    listed = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    listed = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout
     return [line for line in listed.splitlines() if "smtpuzzles.engines.child" in line and "ps -eo" not in line]
 
 
@@ -189,3 +190,39 @@ def test_fresh_solver_on_the_command_line_new_and_resumed(cli):
     assert code == 3, err  # unfinished: its resume may not name a sat engine's solver
     code, _, err = cli("solve", "kingtour", "--resume", Path(json.loads(out)["run_dir"]), "--fresh-solver", "kissat404")
     assert code == 2 and "is for runs on the sat engine" in one_error_line(err)
+
+
+def test_kissat_s_child_dies_with_a_run_killed_outright(tmp_path):
+    """kill -9 gives the run no chance to stop its child: the child must not go on for hours
+    alone, nor leave its clauses in the temporary folder."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_fresh_solver import pigeon_formula\n"
+        "from smtpuzzles.engines import make_engine\n"
+        "engine = make_engine('sat', pigeon_formula(12), {'fresh_solver': 'kissat404'})\n"
+        "engine.fresh_after = 0.0\n"
+        "engine.check([], None)\n")
+    run = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        for _ in range(300):
+            mine = [line for line in children() if str(tmp_path) in line]
+            if mine:
+                break
+            time.sleep(0.1)
+        assert mine, "the child never started"
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    for _ in range(100):
+        if not [line for line in children() if str(tmp_path) in line]:
+            break
+        time.sleep(0.1)
+    assert not [line for line in children() if str(tmp_path) in line]
+    assert not list(tmp_path.glob("smtpuzzles-fresh-*"))

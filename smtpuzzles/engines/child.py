@@ -5,12 +5,13 @@ interrupt and Ctrl-C hold on it as on the solvers the engine runs in its own pro
 The parent writes the clauses to a file as 32-bit ints, each clause ended by 0; the child reads
 them, solves, and writes `sat` and the model (one line of ints) or `unsat` on its standard output.
 It reads nothing else, and the parent reads nothing of it but that answer. Started with
-`python -m smtpuzzles.engines.child SOLVER FILE`.
+`python -m smtpuzzles.engines.child SOLVER FILE PARENT_PID`; it dies with its parent.
 """
 
 from __future__ import annotations
 
 import array
+import contextlib
 import os
 import subprocess
 import sys
@@ -57,7 +58,8 @@ class ChildSolve:
             with self._lock:
                 if self._stopped:
                     return None
-                self._child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.engines.child", self.solver, path],
+                self._child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.engines.child", self.solver, path,
+                                                str(os.getpid())],
                                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                                stderr=subprocess.DEVNULL)
             try:
@@ -74,7 +76,8 @@ class ChildSolve:
                 return True
             return False if status == b"unsat" else None
         finally:
-            os.unlink(path)
+            with contextlib.suppress(FileNotFoundError):  # the child removes it once read
+                os.unlink(path)
 
 
 def _write(out, base, added, units) -> None:
@@ -102,13 +105,30 @@ def _read(path: str) -> list[list[int]]:
     return clauses
 
 
+def _die_with(parent: int) -> None:
+    """Be killed when `parent` ends, however it ends (kill -9 included): an orphaned Kissat would
+    go on for hours. Linux only (prctl); elsewhere the parent's kill on a stop is all there is."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before the line above took effect
+        os._exit(3)
+
+
 def main(argv: list[str]) -> int:
-    solver, path = argv
+    solver, path, parent = argv
+    _die_with(int(parent))
     if solver not in OUTSIDE:
         return 2
     from pysat.solvers import Solver
 
-    with Solver(name=solver, bootstrap_with=_read(path)) as sat:
+    clauses = _read(path)
+    with contextlib.suppress(FileNotFoundError):  # read: nothing is left behind if the parent is killed
+        os.unlink(path)
+    with Solver(name=solver, bootstrap_with=clauses) as sat:
         answer = sat.solve()
         out = sys.stdout.buffer
         if answer:
