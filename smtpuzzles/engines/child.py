@@ -21,9 +21,9 @@ from typing import Sequence
 
 from smtpuzzles.engines import CHILD_SOLVERS as OUTSIDE
 
-# Why Kissat: on the 16x16 (2x8) run's question "position 44 can exceed 12" Kissat 4.0.4 found an
+# Why Kissat: on a 16x16 record run's question "position 44 can exceed 12" Kissat 4.0.4 found an
 # answer in 264 CPU s, where a fresh Glucose had left it open after 2,685 s and CaDiCaL 1.9.5 after
-# 27.5 minutes (encodings/kingtour.md).
+# 27.5 minutes (the encoding notes, "Solver").
 
 
 class ChildSolve:
