@@ -110,16 +110,20 @@ def test_kissat_in_a_child_answers_as_a_brute_force_does(case):
         cnf.var(f"x{v}")
     for clause in clauses:
         cnf.add(clause)
+    from smtpuzzles.engines.child import ChildSolve
+
     engine = make_engine("sat", Formula.from_cnf(cnf), {"fresh_solver": "kissat404"})
     models = [bits for bits in itertools.product([False, True], repeat=n)
               if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
               and all(bits[v - 1] == value for v, value in assumed)]
     lits = [engine.cnf.term_literal(("lit", f"x{v}", value), [], engine._cache) for v, value in assumed]
-    fresh: dict = {}
-    assert engine._solve_fresh(lits, fresh) is bool(models)
+    solving = ChildSolve("kissat404", engine._base, engine._added, lits)
+    assert solving.run() is bool(models)
     if models:
-        true = {x for x in fresh["model"] if x > 0}
+        true = {x for x in solving.model if x > 0}
         assert tuple(engine.cnf.index[f"x{v}"] in true for v in range(1, n + 1)) in models
+    fresh: dict = {}  # and the race of the two
+    assert engine._solve_fresh(lits, fresh) is bool(models)
 
 
 def children() -> list[str]:
@@ -210,19 +214,72 @@ def test_kissat_s_child_dies_with_a_run_killed_outright(tmp_path):
         "engine.fresh_after = 0.0\n"
         "engine.check([], None)\n")
     run = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "TMPDIR": str(tmp_path)})
+
+    def its_child():  # the child names its parent's pid last
+        return [line for line in children() if line.split()[-1] == str(run.pid)]
     try:
         for _ in range(300):
-            mine = [line for line in children() if str(tmp_path) in line]
-            if mine:
+            if its_child():
                 break
             time.sleep(0.1)
-        assert mine, "the child never started"
+        assert its_child(), "the child never started"
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait()
     for _ in range(100):
-        if not [line for line in children() if str(tmp_path) in line]:
+        if not its_child():
             break
         time.sleep(0.1)
-    assert not [line for line in children() if str(tmp_path) in line]
-    assert not list(tmp_path.glob("smtpuzzles-fresh-*"))
+    assert not its_child()
+    assert list(tmp_path.iterdir()) == [script]
+
+
+class Stuck:
+    """A solver that answers nothing until it is interrupted (then None), and says what it was told."""
+
+    def __init__(self):
+        self.stopped = threading.Event()
+        self.deleted = False
+
+    def set_phases(self, phases):
+        pass
+
+    def solve_limited(self, expect_interrupt=False):
+        self.stopped.wait(60)
+        return None
+
+    def accum_stats(self):
+        return {}
+
+    def interrupt(self):
+        self.stopped.set()
+
+    def delete(self):
+        self.deleted = True
+
+
+def test_kissat_s_answer_ends_the_race_and_stops_the_run_s_solver(monkeypatch):
+    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
+    stuck = Stuck()
+    monkeypatch.setattr(satengine, "solver_with_units", lambda *args: stuck)
+    fresh: dict = {}
+    started = time.monotonic()
+    assert engine._solve_fresh([], fresh) is False
+    assert fresh["stats"] == {"outside": 1} and stuck.stopped.is_set() and stuck.deleted
+    assert time.monotonic() - started < 30
+
+
+def test_the_run_s_solver_ends_the_race_and_kills_kissat(monkeypatch):
+    from smtpuzzles.engines import child
+
+    stopped = threading.Event()
+
+    def run(self):
+        stopped.wait(60)
+        return None
+    monkeypatch.setattr(child.ChildSolve, "run", run)
+    monkeypatch.setattr(child.ChildSolve, "interrupt", lambda self: stopped.set())
+    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
+    fresh: dict = {}
+    assert engine._solve_fresh([], fresh) is False
+    assert stopped.is_set() and "outside" not in fresh["stats"]

@@ -2,10 +2,10 @@
 (Kissat: no interrupt, no conflict budget). The child is killed to stop it, so a time limit, an
 interrupt and Ctrl-C hold on it as on the solvers the engine runs in its own process.
 
-The parent writes the clauses to a file as 32-bit ints, each clause ended by 0; the child reads
-them, solves, and writes `sat` and the model (one line of ints) or `unsat` on its standard output.
-It reads nothing else, and the parent reads nothing of it but that answer. Started with
-`python -m smtpuzzles.engines.child SOLVER FILE PARENT_PID`; it dies with its parent.
+The parent writes the clauses to a file without a name as 32-bit ints, each clause ended by 0,
+and hands it over as the child's standard input; the child solves, and writes `sat` and the model
+(one line of ints) or `unsat` on its standard output. The parent reads nothing of it but that
+answer. Started as `python -m smtpuzzles.engines.child SOLVER PARENT_PID`; it dies with its parent.
 """
 
 from __future__ import annotations
@@ -47,37 +47,31 @@ class ChildSolve:
                 self._child.kill()
 
     def run(self) -> bool | None:
-        with tempfile.NamedTemporaryFile(prefix="smtpuzzles-fresh-", suffix=".cnf32", delete=False) as out:
-            path = out.name
-            try:
-                _write(out, self.base, self.added, self.units)
-            except BaseException:
-                os.unlink(path)
-                raise
-        try:
+        # The clauses go to the child as its standard input, from a file that has no name (nothing
+        # is left behind however either process ends).
+        with tempfile.TemporaryFile(prefix="smtpuzzles-fresh-") as clauses:
+            _write(clauses, self.base, self.added, self.units)
+            clauses.flush()
+            clauses.seek(0)
             with self._lock:
                 if self._stopped:
                     return None
-                self._child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.engines.child", self.solver, path,
+                self._child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.engines.child", self.solver,
                                                 str(os.getpid())],
-                                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                               stderr=subprocess.DEVNULL)
+                                               stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             try:
                 said, _ = self._child.communicate()
             finally:
                 if self._child.poll() is None:  # a Ctrl-C in the wait: never leave it running
                     self._child.kill()
                     self._child.wait()
-            if self._child.returncode != 0:
-                return None
-            status, _, rest = said.partition(b"\n")
-            if status == b"sat":
-                self.model = [int(x) for x in rest.split()]
-                return True
-            return False if status == b"unsat" else None
-        finally:
-            with contextlib.suppress(FileNotFoundError):  # the child removes it once read
-                os.unlink(path)
+        if self._child.returncode != 0:
+            return None
+        status, _, rest = said.partition(b"\n")
+        if status == b"sat":
+            self.model = [int(x) for x in rest.split()]
+            return True
+        return False if status == b"unsat" else None
 
 
 def _write(out, base, added, units) -> None:
@@ -93,10 +87,9 @@ def _write(out, base, added, units) -> None:
     chunk.tofile(out)
 
 
-def _read(path: str) -> list[list[int]]:
+def _read(source) -> list[list[int]]:
     flat = array.array("i")
-    with open(path, "rb") as source:
-        flat.frombytes(source.read())
+    flat.frombytes(source.read())
     clauses, start = [], 0
     for i, x in enumerate(flat):
         if x == 0:
@@ -119,16 +112,13 @@ def _die_with(parent: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    solver, path, parent = argv
+    solver, parent = argv
     _die_with(int(parent))
     if solver not in OUTSIDE:
         return 2
     from pysat.solvers import Solver
 
-    clauses = _read(path)
-    with contextlib.suppress(FileNotFoundError):  # read: nothing is left behind if the parent is killed
-        os.unlink(path)
-    with Solver(name=solver, bootstrap_with=clauses) as sat:
+    with Solver(name=solver, bootstrap_with=_read(sys.stdin.buffer)) as sat:
         answer = sat.solve()
         out = sys.stdout.buffer
         if answer:

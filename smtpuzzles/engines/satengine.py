@@ -122,16 +122,57 @@ class SatEngine:
 
     def _solve_fresh(self, lits: list[int], fresh: dict):
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
-        and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`."""
+        and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`.
+
+        With `fresh_solver` one of child.OUTSIDE (Kissat), two race: the run's own solver fresh
+        here and that one in a child process beside it, on a second core; the first answer is taken
+        and the other stopped. Neither is best everywhere: Kissat answered in 264 s a question
+        Glucose had left open for 45 minutes, and Glucose is two to five times faster on others."""
         self.solver.clear_interrupt()
         name = self.params.get("fresh_solver", self.params["solver"])
-        if name in child.OUTSIDE:
-            return self._solve_in_child(name, lits, fresh)
+        if name not in child.OUTSIDE:
+            return self._solve_fresh_here(name, lits, fresh)
+        race = _Race(child.ChildSolve(name, self._base, self._added, lits))
+        with self._guard:
+            self._running = race
+        said: dict = {}
+        here_done = threading.Event()
+
+        def ask_outside():
+            said["answer"] = race.outside.run()
+            if said["answer"] is not None:
+                # the solver here may clear an interrupt that lands as its call begins: again until it ends
+                while not here_done.is_set():
+                    race.stop_here()
+                    here_done.wait(0.5)
+
+        beside = threading.Thread(target=ask_outside, name="fresh-outside", daemon=True)
+        beside.start()
+        answer = None
+        try:
+            answer = self._solve_fresh_here(self.params["solver"], lits, fresh, race) if not self._stopped else None
+        finally:
+            here_done.set()
+            if self._stopped or answer is not None:
+                race.outside.interrupt()
+            beside.join()
+            with self._guard:
+                self._running = self.solver
+        if answer is None and said.get("answer") is not None:
+            fresh["model"], fresh["stats"] = race.outside.model, {"outside": 1}
+            return said["answer"]
+        return answer
+
+    def _solve_fresh_here(self, name: str, lits: list[int], fresh: dict, race: "_Race | None" = None):
+        """`_solve_fresh` in this process, on solver `name`; stopped through `race` when given."""
         solver = solver_with_units(name, self._base, self._added, lits)
         try:
             if self._phases:
                 solver.set_phases(self._phases)
-            self._running = solver
+            if race is None:
+                self._running = solver
+            elif not race.set_here(solver):
+                return None
             if self._stopped:  # stopped while it was being built
                 return None
             answer = solver.solve_limited(expect_interrupt=True)
@@ -139,24 +180,12 @@ class SatEngine:
             fresh["stats"] = dict(solver.accum_stats() or {})
             return answer
         finally:
-            with self._guard:
-                self._running = self.solver
+            if race is None:
+                with self._guard:
+                    self._running = self.solver
+            else:
+                race.set_here(None)
             solver.delete()
-
-    def _solve_in_child(self, name: str, lits: list[int], fresh: dict):
-        """`_solve_fresh` in a child process (smtpuzzles.engines.child), which `interrupt` kills."""
-        solving = child.ChildSolve(name, self._base, self._added, lits)
-        with self._guard:
-            self._running = solving
-        try:
-            if self._stopped:
-                return None
-            answer = solving.run()
-            fresh["model"], fresh["stats"] = solving.model, {}
-            return answer
-        finally:
-            with self._guard:
-                self._running = self.solver
 
     def settle(self, terms: Sequence[Term]) -> None:
         """`terms` hold in every check asked from now on (a lexicographic run's proved prefix): the
@@ -219,3 +248,30 @@ class SatEngine:
         delta = {k: now[k] - self._stats_before.get(k, 0) for k in now}
         self._stats_before = now
         return delta
+
+
+class _Race:
+    """The two solvers of a fresh check that races (`SatEngine._solve_fresh`): `interrupt` stops
+    both, `stop_here` the one in this process, never once it is freed."""
+
+    def __init__(self, outside: child.ChildSolve):
+        self.outside = outside
+        self._here = None
+        self._here_stopped = False
+        self._lock = threading.Lock()
+
+    def set_here(self, solver) -> bool:
+        """The solver here (None: freed now); False if it was stopped before it could start."""
+        with self._lock:
+            self._here = solver
+            return not self._here_stopped
+
+    def stop_here(self) -> None:
+        with self._lock:
+            self._here_stopped = True
+            if self._here is not None:
+                self._here.interrupt()
+
+    def interrupt(self) -> None:
+        self.stop_here()
+        self.outside.interrupt()
