@@ -127,7 +127,7 @@ class SatEngine:
         With `fresh_solver` one of child.OUTSIDE (Kissat), two race: the run's own solver fresh
         here and that one in a child process beside it, on a second core; the first answer is taken
         and the other stopped. Neither is best everywhere: Kissat answered in 264 s a question
-        Glucose had left open for 45 minutes, and Glucose is two to five times faster on others."""
+        Glucose had left open for 45 minutes, and Glucose is 1.1 to 5 times faster on others."""
         self.solver.clear_interrupt()
         name = self.params.get("fresh_solver", self.params["solver"])
         if name not in child.OUTSIDE:
