@@ -76,3 +76,18 @@ def tie_to_parent() -> None:
     """Both ways at once: for a worker process's initializer."""
     die_with_parent()
     watch_parent()
+
+
+# The package's own folder, which a Python child imports smtpuzzles from (see `python_child`).
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def python_child(module: str, *args: str) -> list[str]:
+    """The command line that runs `python -m MODULE ARGS` on this very smtpuzzles: isolated (-I: the
+    working directory, PYTHONPATH and the user's site-packages are not read), the package imported
+    from the folder this process imported it from. `python -m` alone puts the working directory
+    first on the path, so a folder holding a `smtpuzzles/` of its own, or another checkout, would
+    answer for it (a fake child printed `unsat` to every check: "optimal" for a wrong number)."""
+    boot = (f"import runpy, sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+            f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-I", "-c", boot, *args]

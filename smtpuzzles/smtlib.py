@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from smtpuzzles.children import die_with_parent
+from smtpuzzles.children import die_with_parent, python_child
 
 SOLVERS = ("z3", "cvc5")
 STRICT_COMMANDS = frozenset(("set-logic", "set-info", "declare-fun", "declare-const", "define-fun", "assert",
@@ -107,7 +107,7 @@ def solve_in_subprocess(text: str, solver: str, timeout: float | None = None) ->
     """(answer, seconds) from a fresh Python process; errors come back as `error: ...`."""
     started = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "smtpuzzles.smtlib", "--solver", solver],
+        done = subprocess.run(python_child("smtpuzzles.smtlib", "--solver", solver),
                               input=text.encode(), capture_output=True, timeout=timeout, preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired:
         return "unknown (timeout)", time.perf_counter() - started

@@ -193,7 +193,10 @@ def test_fresh_solver_on_the_command_line_new_and_resumed(cli):
                          "--out", cli.tmp_path / "z3")
     assert code == 3, err  # unfinished: its resume may not name a sat engine's solver
     code, _, err = cli("solve", "kingtour", "--resume", Path(json.loads(out)["run_dir"]), "--fresh-solver", "kissat404")
-    assert code == 2 and "is for runs on the sat engine" in one_error_line(err)
+    assert code == 2 and "--fresh-solver: it is for runs on the sat engine" in one_error_line(err)
+    code, _, err = cli("solve", "kingtour", "--size", 4, "--fresh-solver", "lingeling", "--out", cli.tmp_path / "no")
+    assert code == 2 and one_error_line(err).count("--fresh-solver") == 1 and "must be one of" in err
+    assert not (cli.tmp_path / "no").exists()
 
 
 def test_kissat_s_child_dies_with_a_run_killed_outright(tmp_path):
@@ -215,22 +218,31 @@ def test_kissat_s_child_dies_with_a_run_killed_outright(tmp_path):
         "engine.check([], None)\n")
     run = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "TMPDIR": str(tmp_path)})
 
-    def its_child():  # the child names its parent's pid last
-        return [line for line in children() if line.split()[-1] == str(run.pid)]
+    def its_children() -> list[int]:
+        listed = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+        return [int(line.split()[0]) for line in listed.splitlines()[1:]
+                if line.split()[1] == str(run.pid) and "smtpuzzles.engines.child" in line]
+
+    def alive(pid: int) -> bool:  # a zombie nobody reaped yet has ended
+        try:
+            return "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return False
     try:
         for _ in range(300):
-            if its_child():
+            found = its_children()
+            if found:
                 break
             time.sleep(0.1)
-        assert its_child(), "the child never started"
+        assert found, "the child never started"
     finally:
         run.send_signal(signal.SIGKILL)
         run.wait()
     for _ in range(100):
-        if not its_child():
+        if not any(map(alive, found)):
             break
         time.sleep(0.1)
-    assert not its_child()
+    assert not any(map(alive, found))
     assert list(tmp_path.iterdir()) == [script]
 
 
@@ -283,3 +295,48 @@ def test_the_run_s_solver_ends_the_race_and_kills_kissat(monkeypatch):
     fresh: dict = {}
     assert engine._solve_fresh([], fresh) is False
     assert stopped.is_set() and "outside" not in fresh["stats"]
+
+
+def test_children_never_import_a_smtpuzzles_of_the_working_directory(tmp_path, monkeypatch):
+    """`python -m` puts the working directory first on the path: a folder holding a fake
+    smtpuzzles/ would answer for Kissat's child (unsat to every check: a wrong "optimal") and for
+    the audit's re-solving child. Both run this very package, isolated."""
+    from smtpuzzles.engines.child import ChildSolve
+    from smtpuzzles.smtlib import solve_in_subprocess
+
+    fake = tmp_path / "smtpuzzles"
+    (fake / "engines").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "engines" / "__init__.py").write_text("")
+    lie = "import sys\nsys.stdin.buffer.read()\nprint('unsat')\n"
+    (fake / "engines" / "child.py").write_text(lie)
+    (fake / "smtlib.py").write_text(lie)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    solving = ChildSolve("kissat404", [[1, 2], [-1]], [], [])
+    assert solving.run() is True and solving.model == [-1, 2]
+    assert solve_in_subprocess("(declare-const x Bool)\n(assert x)\n(check-sat)\n", "z3")[0] == "sat"
+
+
+def test_a_child_that_cannot_start_or_answer_leaves_the_race_to_the_run_s_solver(monkeypatch):
+    """No room for the clauses (a full temporary folder), or a child of another version: the check
+    is answered by the run's own solver, the step's statistics say the other failed, and no thread
+    dies with a traceback."""
+    import tempfile
+
+    from smtpuzzles.engines import child
+
+    died = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args))
+    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    with monkeypatch.context() as patched:
+        patched.setattr(tempfile, "TemporaryFile", full)
+        fresh: dict = {}
+        assert engine._solve_fresh([], fresh) is False
+    assert fresh["stats"].get("outside_failed") == 1 and died == []
+    solving = child.ChildSolve("kissat404", [[1]], [], [])
+    monkeypatch.setattr(child, "PROTOCOL", "another version")
+    assert solving.run() is None and "ended with status 2" in solving.failure

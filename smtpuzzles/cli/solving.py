@@ -68,8 +68,13 @@ def resume_fixes() -> list[tuple[str, str]]:
 
 
 def with_fresh_solver(params: dict | None, fresh_solver: str | None) -> dict | None:
-    """The run's engine parameters with --fresh-solver's (checked with the rest by the engine)."""
-    return params if fresh_solver is None else {**(params or {}), "fresh_solver": fresh_solver}
+    """The run's engine parameters with --fresh-solver's, its value checked here to be named as the
+    flag (the rest are checked with the engine)."""
+    if fresh_solver is None:
+        return params
+    from smtpuzzles.engines import check_params
+
+    return {**(params or {}), **check_params("sat", {"fresh_solver": fresh_solver}, "--fresh-solver")}
 
 
 def check_resume(args) -> None:

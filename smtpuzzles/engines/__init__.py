@@ -312,7 +312,7 @@ def with_fresh_solver(engine: str, params: dict, fresh_solver: str | None) -> di
     if fresh_solver is None:
         return dict(params)
     if engine != "sat":
-        raise InputError(f"--fresh-solver is for runs on the sat engine; this one runs on {engine}", "--fresh-solver")
+        raise InputError(f"it is for runs on the sat engine; this one runs on {engine}", "--fresh-solver")
     return check_params("sat", {**params, "fresh_solver": fresh_solver}, "--fresh-solver")
 
 

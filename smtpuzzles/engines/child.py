@@ -5,21 +5,24 @@ interrupt and Ctrl-C hold on it as on the solvers the engine runs in its own pro
 The parent writes the clauses to a file without a name as 32-bit ints, each clause ended by 0,
 and hands it over as the child's standard input; the child solves, and writes `sat` and the model
 (one line of ints) or `unsat` on its standard output. The parent reads nothing of it but that
-answer. Started as `python -m smtpuzzles.engines.child SOLVER PARENT_PID`; it dies with its parent.
+answer. Started as `python -m smtpuzzles.engines.child PROTOCOL SOLVER`, isolated from the working
+directory (children.python_child), and dies with its parent (children.die_with_parent).
 """
 
 from __future__ import annotations
 
 import array
-import contextlib
-import os
 import subprocess
 import sys
 import tempfile
 import threading
 from typing import Sequence
 
+from smtpuzzles.children import die_with_parent, python_child
 from smtpuzzles.engines import CHILD_SOLVERS as OUTSIDE
+
+# What parent and child say to each other; a child of another version of this file refuses.
+PROTOCOL = "clauses-on-stdin-1"
 
 # Why Kissat: on a 16x16 record run's question "position 44 can exceed 12" Kissat 4.0.4 found an
 # answer in 264 CPU s, where a fresh Glucose had left it open after 2,685 s and CaDiCaL 1.9.5 after
@@ -39,6 +42,7 @@ class ChildSolve:
         self._child: subprocess.Popen | None = None
         self._stopped = False
         self.model: list[int] | None = None
+        self.failure: str | None = None  # why the child gave no answer, when it was not stopped
 
     def interrupt(self) -> None:
         with self._lock:
@@ -56,22 +60,24 @@ class ChildSolve:
             with self._lock:
                 if self._stopped:
                     return None
-                self._child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.engines.child", self.solver,
-                                                str(os.getpid())],
-                                               stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                self._child = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
+                                               stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                               preexec_fn=die_with_parent)
             try:
                 said, _ = self._child.communicate()
             finally:
                 if self._child.poll() is None:  # a Ctrl-C in the wait: never leave it running
                     self._child.kill()
                     self._child.wait()
-        if self._child.returncode != 0:
-            return None
         status, _, rest = said.partition(b"\n")
+        if self._child.returncode != 0 or status not in (b"sat", b"unsat"):
+            if not self._stopped:  # killed to stop it is no failure
+                self.failure = f"its {self.solver} child ended with status {self._child.returncode}"
+            return None
         if status == b"sat":
             self.model = [int(x) for x in rest.split()]
             return True
-        return False if status == b"unsat" else None
+        return False
 
 
 def _write(out, base, added, units) -> None:
@@ -98,23 +104,9 @@ def _read(source) -> list[list[int]]:
     return clauses
 
 
-def _die_with(parent: int) -> None:
-    """Be killed when `parent` ends, however it ends (kill -9 included): an orphaned Kissat would
-    go on for hours. Linux only (prctl); elsewhere the parent's kill on a stop is all there is."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it ended before the line above took effect
-        os._exit(3)
-
-
 def main(argv: list[str]) -> int:
-    solver, parent = argv
-    _die_with(int(parent))
-    if solver not in OUTSIDE:
+    protocol, solver = argv
+    if protocol != PROTOCOL or solver not in OUTSIDE:  # another version of this file, or a stray call
         return 2
     from pysat.solvers import Solver
 

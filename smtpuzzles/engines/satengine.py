@@ -139,7 +139,10 @@ class SatEngine:
         here_done = threading.Event()
 
         def ask_outside():
-            said["answer"] = race.outside.run()
+            try:
+                said["answer"] = race.outside.run()
+            except Exception as exc:  # no room for its clauses, say: the race goes on with one solver
+                said["answer"], race.outside.failure = None, f"{type(exc).__name__}: {exc}"
             if said["answer"] is not None:
                 # the solver here may clear an interrupt that lands as its call begins: again until it ends
                 while not here_done.is_set():
@@ -161,6 +164,8 @@ class SatEngine:
         if answer is None and said.get("answer") is not None:
             fresh["model"], fresh["stats"] = race.outside.model, {"outside": 1}
             return said["answer"]
+        if race.outside.failure is not None:  # recorded in the step's statistics
+            fresh.setdefault("stats", {})["outside_failed"] = 1
         return answer
 
     def _solve_fresh_here(self, name: str, lits: list[int], fresh: dict, race: "_Race | None" = None):

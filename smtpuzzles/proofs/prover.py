@@ -8,14 +8,13 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from smtpuzzles.children import die_with_parent
+from smtpuzzles.children import die_with_parent, python_child
 from smtpuzzles.proofs.budget import MAX_PROOF_BYTES
 from smtpuzzles.proofs.child import DEFAULT_SOLVER, PROOF_SOLVERS, SAT, UNSAT
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, Satisfiable
@@ -73,7 +72,7 @@ def run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_by
     if owner is not None and owner.stopping:
         raise ProofError(f"{solver} was stopped: the proof beside it failed or was interrupted", "proof")
     with open(err_path, "wb") as err:  # a file, not a pipe: nobody reads while the child runs
-        child = subprocess.Popen([sys.executable, "-m", "smtpuzzles.proofs.child", solver, str(cnf_path), str(proof_path)],
+        child = subprocess.Popen(python_child("smtpuzzles.proofs.child", solver, str(cnf_path), str(proof_path)),
                                  stdout=subprocess.DEVNULL, stderr=err, preexec_fn=die_with_parent)
         try:
             if owner is not None:
