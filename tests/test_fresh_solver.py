@@ -30,25 +30,38 @@ def pigeon_formula(holes: int) -> Formula:
     return Formula.from_cnf(cnf)
 
 
-@given(st.integers(3, 7).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3),
-             max_size=14),
-    st.lists(st.tuples(st.integers(1, n), st.booleans()), max_size=3))))
-@settings(max_examples=60, deadline=None)
-def test_the_fresh_solver_answers_as_a_brute_force_does(case):
-    n, clauses, assumed = case
+def formula_of(n: int, clauses) -> Formula:
+    """Variables x1..xn and `clauses` over their numbers."""
     cnf = CNF()
     for v in range(1, n + 1):
         cnf.var(f"x{v}")
     for clause in clauses:
         cnf.add(clause)
-    engine = make_engine("sat", Formula.from_cnf(cnf))
-    terms = [("lit", f"x{v}", value) for v, value in assumed]
-    models = [bits for bits in itertools.product([False, True], repeat=n)
-              if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
-              and all(bits[v - 1] == value for v, value in assumed)]
-    lits = [engine.cnf.term_literal(t, [], engine._cache) for t in terms]
+    return Formula.from_cnf(cnf)
+
+
+def models_of(n: int, clauses, fixed) -> list[tuple[bool, ...]]:
+    """Every assignment of x1..xn, by brute force, that satisfies `clauses` and the signed literals
+    `fixed`."""
+    return [bits for bits in itertools.product([False, True], repeat=n)
+            if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
+            and all((x > 0) == bits[abs(x) - 1] for x in fixed)]
+
+
+small_cases = st.integers(3, 7).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3),
+             max_size=14),
+    st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), max_size=3)))
+
+
+@given(small_cases)
+@settings(max_examples=60, deadline=None)
+def test_the_fresh_solver_answers_as_a_brute_force_does(case):
+    n, clauses, assumed = case
+    engine = make_engine("sat", formula_of(n, clauses))
+    models = models_of(n, clauses, assumed)
+    lits = [engine.cnf.term_literal(("lit", f"x{abs(x)}", x > 0), [], engine._cache) for x in assumed]
     fresh: dict = {}
     answer = engine._solve_fresh(lits, fresh)
     assert answer is bool(models)
@@ -97,26 +110,15 @@ def test_fresh_after_is_longer_than_a_small_board_s_checks():
 
 
 # ------------------------------------------------------------------ a fresh solver in a child process
-@given(st.integers(3, 6).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.lists(st.integers(1, n).flatmap(lambda v: st.sampled_from([v, -v])), min_size=1, max_size=3),
-             max_size=12),
-    st.lists(st.tuples(st.integers(1, n), st.booleans()), max_size=3))))
+@given(small_cases)
 @settings(max_examples=12, deadline=None)
 def test_kissat_in_a_child_answers_as_a_brute_force_does(case):
-    n, clauses, assumed = case
-    cnf = CNF()
-    for v in range(1, n + 1):
-        cnf.var(f"x{v}")
-    for clause in clauses:
-        cnf.add(clause)
     from smtpuzzles.engines.child import ChildSolve
 
-    engine = make_engine("sat", Formula.from_cnf(cnf), {"fresh_solver": "kissat404"})
-    models = [bits for bits in itertools.product([False, True], repeat=n)
-              if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
-              and all(bits[v - 1] == value for v, value in assumed)]
-    lits = [engine.cnf.term_literal(("lit", f"x{v}", value), [], engine._cache) for v, value in assumed]
+    n, clauses, assumed = case
+    engine = make_engine("sat", formula_of(n, clauses), {"fresh_solver": "kissat404"})
+    models = models_of(n, clauses, assumed)
+    lits = [engine.cnf.term_literal(("lit", f"x{abs(x)}", x > 0), [], engine._cache) for x in assumed]
     solving = ChildSolve("kissat404", engine._base, engine._added, lits)
     assert solving.run() is bool(models)
     if models:

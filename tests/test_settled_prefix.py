@@ -5,7 +5,6 @@ what was settled is answered without it."""
 
 from __future__ import annotations
 
-import itertools
 
 from hypothesis import given, settings, strategies as st
 
@@ -13,6 +12,7 @@ from smtpuzzles import driver as drv
 from smtpuzzles.engines import make_engine
 from smtpuzzles.formula import CNF, Formula, lit
 from smtpuzzles.objective import Advice, Encoding, LexMax
+from test_fresh_solver import formula_of, models_of
 
 literal = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
 
@@ -22,12 +22,7 @@ literal = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
 @settings(max_examples=80, deadline=None)
 def test_settled_literals_never_change_an_answer(clauses, settled, checks):
     n = 6
-    cnf = CNF()
-    for v in range(1, n + 1):
-        cnf.var(f"x{v}")
-    for clause in clauses:
-        cnf.add(clause)
-    engine = make_engine("sat", Formula.from_cnf(cnf))
+    engine = make_engine("sat", formula_of(n, clauses))
 
     def term(x):
         return ("lit", f"x{abs(x)}", x > 0)
@@ -36,18 +31,13 @@ def test_settled_literals_never_change_an_answer(clauses, settled, checks):
     for assumed in checks:
         # half the checks assume what was settled, as a lexicographic run's do; the rest need not
         asked = assumed + settled if len(assumed) % 2 else assumed
-        models = [bits for bits in itertools.product([False, True], repeat=n)
-                  if all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
-                  and all((x > 0) == bits[abs(x) - 1] for x in asked)]
+        models = models_of(n, clauses, asked)
         answer = engine.check([term(x) for x in asked], None)
         assert answer.status == ("sat" if models else "unsat")
         if models:
             assert tuple(answer.model[f"x{v}"] for v in range(1, n + 1)) in models
         elif answer.core is not None:  # the core recorded in a step: its assumptions alone are UNSAT
-            kept = [asked[i] for i in answer.core]
-            assert not any(all(any((x > 0) == bits[abs(x) - 1] for x in c) for c in clauses)
-                           and all((x > 0) == bits[abs(x) - 1] for x in kept)
-                           for bits in itertools.product([False, True], repeat=n))
+            assert not models_of(n, clauses, [asked[i] for i in answer.core])
 
 
 def test_a_check_outside_what_was_settled_is_not_decided_by_it():
