@@ -277,6 +277,11 @@ SLOW = {
     "tests/test_ctrl_c_bursts.py::test_a_held_down_ctrl_c_ends_a_batch_and_seals_every_job",
     "tests/test_fresh_solver.py::test_the_time_limit_holds_on_the_fresh_solver",
     "tests/test_fresh_solver.py::test_an_interrupt_stops_the_fresh_solver",
+    # Kissat in a child process (2026-12-06: 2 to 7 s each, a fresh Python process and a solve)
+    "tests/test_fresh_solver.py::test_fresh_solver_on_the_command_line_new_and_resumed",
+    "tests/test_fresh_solver.py::test_kissat_s_child_dies_with_a_run_killed_outright",
+    "tests/test_fresh_solver.py::test_the_time_limit_and_an_interrupt_kill_kissat_s_child",
+    "tests/test_fresh_solver.py::test_kissat_in_a_child_answers_as_a_brute_force_does",
     "tests/test_results_width.py::test_results_of_the_published_runs_piped_are_whole_lines_in_a_stated_order",
     "tests/test_results_width.py::test_every_audit_verdict_fits_whole_beside_the_published_runs",
     "tests/test_batch_lifetime.py::test_kill_9_of_a_batch_takes_its_workers_with_it_and_the_rerun_resumes_at_once",

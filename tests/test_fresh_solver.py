@@ -128,12 +128,16 @@ def test_kissat_in_a_child_answers_as_a_brute_force_does(case):
     assert engine._solve_fresh(lits, fresh) is bool(models)
 
 
-def children() -> list[str]:
-    """The fresh-solver children running now (their command lines)."""
+def children(parent: int | None = None) -> list[str]:
+    """The fresh-solver children of `parent` (this process) running now, as pid and command line:
+    another test's, under xdist, is none of this one's business."""
+    import os
     import subprocess
 
-    listed = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True).stdout
-    return [line for line in listed.splitlines() if "smtpuzzles.engines.child" in line and "ps -eo" not in line]
+    parent = os.getpid() if parent is None else parent
+    listed = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+    return [line for line in listed.splitlines()[1:]
+            if line.split()[1] == str(parent) and "smtpuzzles.engines.child" in line]
 
 
 def test_a_check_goes_on_in_kissat_s_child_and_is_answered():
@@ -221,9 +225,7 @@ def test_kissat_s_child_dies_with_a_run_killed_outright(tmp_path):
     run = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "TMPDIR": str(tmp_path)})
 
     def its_children() -> list[int]:
-        listed = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
-        return [int(line.split()[0]) for line in listed.splitlines()[1:]
-                if line.split()[1] == str(run.pid) and "smtpuzzles.engines.child" in line]
+        return [int(line.split()[0]) for line in children(run.pid)]
 
     def alive(pid: int) -> bool:  # a zombie nobody reaped yet has ended
         try:
