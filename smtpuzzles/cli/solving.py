@@ -14,6 +14,7 @@ from pathlib import Path
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
+from smtpuzzles.engines import with_fresh_solver
 from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
@@ -65,16 +66,6 @@ def resume_fixes() -> list[tuple[str, str]]:
                                   for name, owners in puzzle_options_by_name(puzzles.loaded()).items()),
             ("unique", "--unique"), ("count", "--count"), ("engine", "--engine"), ("encoding", "--encoding"),
             ("no_guide", "--no-guide")]
-
-
-def with_fresh_solver(params: dict | None, fresh_solver: str | None) -> dict | None:
-    """The run's engine parameters with --fresh-solver's, its value checked here to be named as the
-    flag (the rest are checked with the engine)."""
-    if fresh_solver is None:
-        return params
-    from smtpuzzles.engines import check_params
-
-    return {**(params or {}), **check_params("sat", {"fresh_solver": fresh_solver}, "--fresh-solver")}
 
 
 def check_resume(args) -> None:
@@ -162,7 +153,8 @@ def solve_or_resume(args, module, progress, live):
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=asked.out, engine=asked.engine,
                                            encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
                                            limit=asked.limit, on_step=progress.step, on_solution=progress.solution,
-                                           params=with_fresh_solver(asked.engine_params(), args.fresh_solver),
+                                           params=with_fresh_solver(asked.engine, asked.engine_params(),
+                                                                    args.fresh_solver),
                                            cubes=asked.cubes, scheduler=args.scheduler,
                                            split_after=asked.split_after, budget=asked.budget, share=asked.share)
         finally:

@@ -306,14 +306,15 @@ def check_params(engine: str, params, where: str = "params") -> dict:
     return dict(params)
 
 
-def with_fresh_solver(engine: str, params: dict, fresh_solver: str | None) -> dict:
-    """A resumed run's engine parameters with `--fresh-solver` changing the solver its long checks
-    go on in, checked (how a check is asked, not what is claimed)."""
+def with_fresh_solver(engine: str | None, params: dict | None, fresh_solver: str | None) -> dict | None:
+    """A run's engine parameters with `--fresh-solver` changing the solver its long checks go on
+    in (how a check is asked, not what is claimed), its value checked and named as the flag;
+    `engine` None for a new run whose engine is chosen later (make_engine then checks the rest)."""
     if fresh_solver is None:
-        return dict(params)
-    if engine != "sat":
+        return params
+    if engine not in (None, "sat"):
         raise InputError(f"it is for runs on the sat engine; this one runs on {engine}", "--fresh-solver")
-    return check_params("sat", {**params, "fresh_solver": fresh_solver}, "--fresh-solver")
+    return {**(params or {}), **check_params("sat", {"fresh_solver": fresh_solver}, "--fresh-solver")}
 
 
 def make_engine(name: str, formula: Formula, params: dict | None = None) -> Engine:

@@ -7,8 +7,8 @@ from typing import Callable, Sequence
 
 import pysat
 
-from smtpuzzles.engines import child
-from smtpuzzles.engines import GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class, solver_with_units
+from smtpuzzles.engines import (GUIDE_CONFLICTS, CheckResult, child, run_interruptibly, sat_solver_class,
+                                solver_with_units)
 from smtpuzzles.formula import Formula, Term
 
 Solver = sat_solver_class()
