@@ -1,6 +1,7 @@
 """What a small Nonary run costs besides its answer, cut without giving up what the ledger
 promises: runs started in the same second take distinct folders without trying every name taken
-before, and a seal syncs its files at once and still writes the sealed run.json after them all."""
+before, and a seal syncs its files at once (one syncfs where it can) and still writes the sealed
+run.json after them all."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_runs_in_one_second_take_distinct_folders_trying_few_names(tmp_path, mon
 
 
 def test_a_seal_syncs_every_file_before_the_sealed_run_json(tmp_path, monkeypatch):
-    """The files are synced at once on threads; the seal waits for all of them."""
+    """Without syncfs the files are synced at once on threads; the seal waits for all of them."""
+    monkeypatch.setattr(ledger_module, "disk_sync", lambda folder: False)
     doors = json.loads((EXAMPLES / "07.json").read_text())
     events = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -76,7 +78,72 @@ def test_a_seal_syncs_every_file_before_the_sealed_run_json(tmp_path, monkeypatc
     last = max(i for i, (what, path) in enumerate(events) if what == "renamed" and path.endswith("run.json"))
     synced = {Path(path).name for what, path in events[:last] if what == "synced"}
     assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json", "certificate.smt2.gz"} <= synced
+    assert any(name.startswith(".run.json.") for name in synced)  # the sealed one, before its rename
     assert json.loads((ledger.dir / "run.json").read_text())["status"] == "optimal"
+
+
+@pytest.mark.skipif(ledger_module._find_syncfs() is False, reason="no syncfs on this system")
+def test_a_young_run_s_seal_is_one_syncfs_made_before_the_sealed_run_json_is_renamed_in(tmp_path, monkeypatch):
+    """One call puts the file system on disk; at that moment the sealed run.json exists only
+    under its temporary name, so it is renamed in after everything it speaks of is on disk."""
+    doors = json.loads((EXAMPLES / "07.json").read_text())
+    seen, real = [], ledger_module.disk_sync
+
+    def disk_sync(folder):
+        on_disk = json.loads((folder / "run.json").read_text())["status"]
+        temporary = [json.loads(p.read_text())["status"] for p in folder.glob(".run.json.*.tmp")]
+        seen.append((on_disk, temporary, (folder / "steps.jsonl").read_bytes().count(b"\n")))
+        return real(folder)
+
+    def fsync(fd):
+        raise AssertionError("no file is synced alone where syncfs did it")
+
+    monkeypatch.setattr(ledger_module, "disk_sync", disk_sync)
+    monkeypatch.setattr(ledger_module.os, "fsync", fsync)
+    outcome, ledger = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
+    steps = (ledger.dir / "steps.jsonl").read_bytes().count(b"\n")
+    assert seen == [("running", ["optimal"], steps)] and steps >= 1
+    assert json.loads((ledger.dir / "run.json").read_text())["status"] == "optimal" == outcome.status
+
+
+@pytest.mark.parametrize("meminfo,expected", [
+    (b"MemTotal: 100 kB\nDirty:  12 kB\nWriteback:  3 kB\n", 15),
+    (b"Dirty: 12 kB\n", None),  # no Writeback line: unknown, as if too much
+    (b"Dirty: x kB\nWriteback: 1 kB\n", None),
+])
+def test_what_waits_to_be_written_back_is_read_from_meminfo_or_taken_as_too_much(tmp_path, monkeypatch,
+                                                                                    meminfo, expected):
+    import builtins
+    import sys
+
+    fake = tmp_path / "meminfo"
+    fake.write_bytes(meminfo)
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda path, *a, **k: real_open(fake if path == "/proc/meminfo" else path,
+                                                                          *a, **k))
+    assert ledger_module._dirty_kb() == (sys.maxsize if expected is None else expected)
+
+
+def test_a_busy_disk_or_a_failing_syncfs_means_each_file_synced_alone(tmp_path, monkeypatch):
+    """syncfs would wait for every other job's writes: past DISK_SYNC_DIRTY_KB, or where the call
+    fails, the seal syncs its own files one by one instead (and a disk error names its file)."""
+    doors = json.loads((EXAMPLES / "07.json").read_text())
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(ledger_module.os, "fsync", fsync)
+    monkeypatch.setattr(ledger_module, "_dirty_kb", lambda: ledger_module.DISK_SYNC_DIRTY_KB + 1)
+    runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path / "busy")
+    assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json"} <= set(synced)
+    synced.clear()
+    monkeypatch.setattr(ledger_module, "_dirty_kb", lambda: 0)
+    monkeypatch.setattr(ledger_module, "_syncfs", lambda fd: -1)
+    runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path / "failing")
+    assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json"} <= set(synced)
 
 
 def test_syncing_at_once_waits_for_every_job_and_raises_a_failure_of_any():
