@@ -441,7 +441,7 @@ def stop_batches(batch: Batch, console: Console, wait_seconds: float = 60.0) -> 
 
 
 def write_summary(out: Path, rows: list[dict]) -> None:
-    from smtpuzzles.folders.ledger import write_atomic
+    from smtpuzzles.folders.durable import write_atomic
 
     out.mkdir(parents=True, exist_ok=True)
     # Atomic: a second batch sharing OUT may write its own summary at the same moment; each file

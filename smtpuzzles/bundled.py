@@ -69,7 +69,7 @@ def write_examples(out: Path) -> list[Path]:
 
 
 # Writing below a folder the user named, where anyone may have planted something: only regular
-# files, made anew or replaced whole (smtpuzzles.folders.ledger.write_atomic: a temporary file of
+# files, made anew or replaced whole (smtpuzzles.folders.durable.write_atomic: a temporary file of
 # the writer's own, then renamed), never through a symbolic link at a file or at a folder on the way
 # (which would lead the write elsewhere), never opening a FIFO (it would block) or a device, and
 # never reading more than the file should hold (smtpuzzles.folders.bounded.open_regular).
@@ -86,7 +86,7 @@ def holds(out: Path, relative: str, data: bytes) -> bool | None:
 
 def write_below(out: Path, relative: str, data: bytes | str) -> Path:
     """`data` as the regular file `out/relative` (a path with `/`), its folders made as needed."""
-    from smtpuzzles.folders.ledger import write_atomic
+    from smtpuzzles.folders.durable import write_atomic
 
     folder = out
     for number, part in enumerate(["", *relative.split("/")[:-1]]):

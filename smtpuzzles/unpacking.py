@@ -16,7 +16,7 @@ from pathlib import Path
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.folders.bounded import read_capped, read_gz
-from smtpuzzles.folders.ledger import sync_file, write_atomic, write_gz
+from smtpuzzles.folders.durable import sync_file, write_atomic, write_gz
 from smtpuzzles.folders.renaming import rename_new, scratch_folder
 from smtpuzzles.folders.runfolder import (BASE, INPUT, MAX_RUN_JSON, MAX_SOLUTION_JSON, MAX_STEPS_FILE, RUN,
                                           SCRATCH_PREFIX, SOLUTION, STEPS, STEPS_GZ, open_run, read_run_json,

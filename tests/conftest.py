@@ -243,7 +243,7 @@ def interrupted_12x12(tmp_path_factory) -> Path:
     import gzip
     import shutil
 
-    from smtpuzzles.folders.ledger import write_gz
+    from smtpuzzles.folders.durable import write_gz
     from smtpuzzles.puzzles import kingtour
 
     run = json.loads((INTERRUPTED_12x12 / "run.json").read_text())

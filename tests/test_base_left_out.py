@@ -101,7 +101,7 @@ def test_a_forged_base_hash_without_the_base_is_a_finding(cli):
 
 
 def test_a_stored_base_must_still_match_its_hash(cli):
-    from smtpuzzles.folders.ledger import write_gz
+    from smtpuzzles.folders.durable import write_gz
 
     copy = published(cli, finished_run(cli), max_base=10 ** 9)
     assert (copy / "base.smt2.gz").is_file()  # under the threshold: kept

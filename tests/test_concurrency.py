@@ -15,7 +15,8 @@ import pytest
 from conftest import one_error_line
 from smtpuzzles import puzzles
 from smtpuzzles import run as runner
-from smtpuzzles.folders.ledger import Ledger, write_atomic
+from smtpuzzles.folders.durable import write_atomic
+from smtpuzzles.folders.ledger import Ledger
 from smtpuzzles.folders.locking import FolderBusy, FolderLock
 
 

@@ -719,7 +719,7 @@ def test_the_writers_count_of_damaged_bytes(tmp_path):
 
 
 def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path):
-    from smtpuzzles.folders.ledger import write_atomic
+    from smtpuzzles.folders.durable import write_atomic
 
     path = tmp_path / "run.json"
     write_atomic(path, "old")

@@ -26,7 +26,8 @@ from conftest import fails_instead_of_hanging
 
 from smtpuzzles.folders import ledger as ledger_module
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.folders.ledger import GENESIS, Ledger, cut_torn_tail, store_proof, write_atomic, write_gz
+from smtpuzzles.folders.durable import write_atomic, write_gz
+from smtpuzzles.folders.ledger import GENESIS, Ledger, cut_torn_tail, store_proof
 from smtpuzzles.folders.runfolder import read_run_json
 from smtpuzzles.folders.locking import FolderBusy, FolderLock
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from smtpuzzles.folders import durable
 from smtpuzzles.folders import ledger as ledger_module
 from smtpuzzles.folders.ledger import Ledger
 
@@ -25,7 +26,7 @@ def synced(monkeypatch):
     file is named by the file it becomes. syncfs is taken away, so every file is synced alone."""
     calls: list[tuple[str, bytes]] = []
     real = os.fsync
-    monkeypatch.setattr(ledger_module, "disk_sync", lambda folder: False)
+    monkeypatch.setattr(durable, "disk_sync", lambda folder: False)
 
     def recording(fd):
         target = Path(os.readlink(f"/proc/self/fd/{fd}"))

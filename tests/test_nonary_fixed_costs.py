@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from smtpuzzles import run as runner
+from smtpuzzles.folders import durable
 from smtpuzzles.folders import ledger as ledger_module
 from smtpuzzles.puzzles import nonary
 
@@ -58,7 +59,7 @@ def test_runs_in_one_second_take_distinct_folders_trying_few_names(tmp_path, mon
 
 def test_a_seal_syncs_every_file_before_the_sealed_run_json(tmp_path, monkeypatch):
     """Without syncfs the files are synced at once on threads; the seal waits for all of them."""
-    monkeypatch.setattr(ledger_module, "disk_sync", lambda folder: False)
+    monkeypatch.setattr(durable, "disk_sync", lambda folder: False)
     doors = json.loads((EXAMPLES / "07.json").read_text())
     events = []
     real_fsync, real_replace = os.fsync, os.replace
@@ -82,12 +83,12 @@ def test_a_seal_syncs_every_file_before_the_sealed_run_json(tmp_path, monkeypatc
     assert json.loads((ledger.dir / "run.json").read_text())["status"] == "optimal"
 
 
-@pytest.mark.skipif(ledger_module._find_syncfs() is False, reason="no syncfs on this system")
+@pytest.mark.skipif(durable._find_syncfs() is False, reason="no syncfs on this system")
 def test_a_young_run_s_seal_is_one_syncfs_made_before_the_sealed_run_json_is_renamed_in(tmp_path, monkeypatch):
     """One call puts the file system on disk; at that moment the sealed run.json exists only
     under its temporary name, so it is renamed in after everything it speaks of is on disk."""
     doors = json.loads((EXAMPLES / "07.json").read_text())
-    seen, real = [], ledger_module.disk_sync
+    seen, real = [], durable.disk_sync
 
     def disk_sync(folder):
         on_disk = json.loads((folder / "run.json").read_text())["status"]
@@ -98,7 +99,7 @@ def test_a_young_run_s_seal_is_one_syncfs_made_before_the_sealed_run_json_is_ren
     def fsync(fd):
         raise AssertionError("no file is synced alone where syncfs did it")
 
-    monkeypatch.setattr(ledger_module, "disk_sync", disk_sync)
+    monkeypatch.setattr(durable, "disk_sync", disk_sync)
     monkeypatch.setattr(ledger_module.os, "fsync", fsync)
     outcome, ledger = runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
     steps = (ledger.dir / "steps.jsonl").read_bytes().count(b"\n")
@@ -121,7 +122,7 @@ def test_what_waits_to_be_written_back_is_read_from_meminfo_or_taken_as_too_much
     real_open = builtins.open
     monkeypatch.setattr(builtins, "open", lambda path, *a, **k: real_open(fake if path == "/proc/meminfo" else path,
                                                                           *a, **k))
-    assert ledger_module._dirty_kb() == (sys.maxsize if expected is None else expected)
+    assert durable._dirty_kb() == (sys.maxsize if expected is None else expected)
 
 
 def test_a_busy_disk_or_a_failing_syncfs_means_each_file_synced_alone(tmp_path, monkeypatch):
@@ -136,12 +137,12 @@ def test_a_busy_disk_or_a_failing_syncfs_means_each_file_synced_alone(tmp_path, 
         real_fsync(fd)
 
     monkeypatch.setattr(ledger_module.os, "fsync", fsync)
-    monkeypatch.setattr(ledger_module, "_dirty_kb", lambda: ledger_module.DISK_SYNC_DIRTY_KB + 1)
+    monkeypatch.setattr(durable, "_dirty_kb", lambda: durable.DISK_SYNC_DIRTY_KB + 1)
     runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path / "busy")
     assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json"} <= set(synced)
     synced.clear()
-    monkeypatch.setattr(ledger_module, "_dirty_kb", lambda: 0)
-    monkeypatch.setattr(ledger_module, "_syncfs", lambda fd: -1)
+    monkeypatch.setattr(durable, "_dirty_kb", lambda: 0)
+    monkeypatch.setattr(durable, "_syncfs", lambda fd: -1)
     runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path / "failing")
     assert {"input.txt", "base.smt2.gz", "steps.jsonl", "solution.json"} <= set(synced)
 
@@ -163,8 +164,8 @@ def test_syncing_at_once_waits_for_every_job_and_raises_a_failure_of_any():
         raise LedgerError("cannot sync (Input/output error)", "steps.jsonl")
 
     with pytest.raises(LedgerError, match="cannot sync"):
-        ledger_module._at_once([slow("first"), failing, slow("third")])
+        durable.at_once([slow("first"), failing, slow("third")])
     assert sorted(ended) == ["first", "third"]  # both waited for before the failure was raised
     ended.clear()
-    ledger_module._at_once([slow("a"), slow("b"), slow("c")])
+    durable.at_once([slow("a"), slow("b"), slow("c")])
     assert sorted(ended) == ["a", "b", "c"]

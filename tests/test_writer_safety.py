@@ -22,7 +22,8 @@ from smtpuzzles.folders import locking
 from smtpuzzles.engines.z3engine import Z3Engine
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.formula import SmtBuilder, lit
-from smtpuzzles.folders.ledger import Ledger, write_atomic, write_gz
+from smtpuzzles.folders.durable import write_atomic, write_gz
+from smtpuzzles.folders.ledger import Ledger
 from smtpuzzles.folders.locking import FolderLock
 from smtpuzzles.puzzles import nonary
 

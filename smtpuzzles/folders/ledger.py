@@ -23,14 +23,12 @@ thread of its own. Nothing here knows any puzzle.
 from __future__ import annotations
 
 import errno
-import gzip
 import hashlib
 import json
 import os
 import platform
 import stat
 import sys
-import threading
 import time
 from pathlib import Path
 from time import monotonic  # a name of its own: tests stand in for `time` to fix the folder's name
@@ -38,6 +36,8 @@ from time import monotonic  # a name of its own: tests stand in for `time` to fi
 from smtpuzzles.folders import runfolder
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.errors import LedgerError
+from smtpuzzles.folders import durable
+from smtpuzzles.folders.durable import sync_file, write_atomic, write_gz
 from smtpuzzles.folders.locking import FolderLock, require_locks
 from smtpuzzles.folders.statuses import ANSWERED
 
@@ -46,10 +46,6 @@ GENESIS = "0" * 64
 RUN_FILES = ("input.txt", "base.smt2.gz", "run.json", "steps.jsonl", "solution.json", "certificate.smt2.gz")
 # Seconds a run writes without syncing each file to disk (see the module's docstring).
 SYNC_AFTER = 1.0
-# syncfs is used only while this little is waiting to be written back machine-wide (/proc/meminfo's
-# Dirty and Writeback, kB): it writes back every file of the file system, another job's included.
-DISK_SYNC_DIRTY_KB = 64 * 1024
-_syncfs = None  # Linux's syncfs(2) from the C library, looked up on first use; False: none here
 # The last run folder name this process took (its folder of runs, stem and suffix): a run started
 # in the same second as others there tries the names after theirs first, not every name from the
 # first on (a benchmark's 50 runs of one map in a second: 50 refused mkdir calls for the last).
@@ -77,136 +73,6 @@ def host_platform() -> str:
     name = os.uname()
     libc, version = platform.libc_ver()
     return "-".join(filter(None, (name.sysname, name.release, name.machine))) + (f"-with-{libc}{version}" if libc else "")
-
-
-def write_atomic(path: Path, text: str | bytes, sync: bool = True, before_rename=None) -> None:
-    data = text if isinstance(text, bytes) else str.encode(text, "utf-8")
-    _replace_with(path, lambda handle: handle.write(data), sync, before_rename)
-
-
-def write_gz(path: Path, text: str, sync: bool = True) -> None:
-    # Level 1: a 50x50 grid-partition base (1.2M clauses) took 12 s to compress at level 9, under 2 s
-    # here, for files about a third larger. The text's sha-256 is what is checked, not the bytes.
-    def write(handle):
-        with gzip.GzipFile(filename="", mode="wb", fileobj=handle, compresslevel=1, mtime=0) as packed:
-            # Encoded a slice at a time: a large base is not held twice over, text and bytes.
-            for start in range(0, len(text), 1 << 20):
-                packed.write(str.encode(text[start:start + (1 << 20)], "utf-8"))
-    _replace_with(path, write, sync)
-
-
-def _replace_with(path: Path, write, sync: bool = True, before_rename=None) -> None:
-    """Write a file whole under a temporary name (synced to disk unless `sync` is False), then
-    rename it onto `path`; `before_rename(temporary path)`, if given, is called between the two (the
-    seal syncs its files there, the temporary one with them).
-
-    The temporary name is the writer's own (pid and random) and is created exclusively without
-    following symlinks, so that two writers never share one and nothing planted in a folder is
-    written through; the rename replaces whatever entry `path` is (a symlink included) instead of
-    writing to what it points at. A reader only ever sees the old file or the new one."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        fd = os.open(tmp, flags, 0o644)
-    except OSError as exc:
-        raise LedgerError(f"cannot write ({exc.strerror})", str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
-        if before_rename is not None:
-            before_rename(tmp)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise LedgerError(f"cannot write ({exc.strerror or exc})", str(path)) from None
-        raise
-
-
-def _at_once(jobs: list) -> None:
-    """Run `jobs` side by side, each but the first on a thread of its own, and return when all have
-    ended; the first one's failure, or else the first failure of the others, raised. Plain threads:
-    concurrent.futures (and logging under it) cost 4 ms of every run's start-up."""
-    failures: list[BaseException] = []
-
-    def run(job) -> None:
-        try:
-            job()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=(job,), name="ledger-sync", daemon=True) for job in jobs[1:]]
-    for thread in threads:
-        thread.start()
-    try:
-        jobs[0]()
-    finally:
-        for thread in threads:
-            thread.join()
-    if failures:
-        raise failures[0]
-
-
-def disk_sync(folder: Path) -> bool:
-    """Put every file of `folder`'s file system on disk in one call (Linux's syncfs): a young run's
-    five to seven files cost 1.6 ms of CPU and 9 ms of wall time synced on threads, 0.35 ms and 3 ms
-    so (ext4). False, and nothing done, where there is no syncfs, where it fails (the caller then
-    syncs file by file and names the file a disk error is on), or while the machine has more than
-    DISK_SYNC_DIRTY_KB waiting to be written back, which syncfs would wait for."""
-    global _syncfs
-    if _syncfs is None:
-        _syncfs = _find_syncfs()
-    if not _syncfs or _dirty_kb() > DISK_SYNC_DIRTY_KB:
-        return False
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        return _syncfs(fd) == 0
-    finally:
-        os.close(fd)
-
-
-def _find_syncfs():
-    if sys.platform != "linux":
-        return False
-    try:
-        import ctypes  # 2 ms once, where it is used: no other path of a small run imports it
-
-        return getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None) or False
-    except (ImportError, OSError):
-        return False
-
-
-def _dirty_kb() -> int:
-    """What /proc/meminfo says is waiting to be written back, in kB (unreadable: as if too much)."""
-    try:
-        with open("/proc/meminfo", "rb") as handle:
-            text = handle.read(1 << 16)
-    except OSError:
-        return sys.maxsize
-    waiting = [int(line.split()[1]) for line in text.splitlines()
-               if line.startswith((b"Dirty:", b"Writeback:")) and len(line.split()) > 1 and line.split()[1].isdigit()]
-    return sum(waiting) if len(waiting) == 2 else sys.maxsize
-
-
-def sync_file(path: Path) -> None:
-    """Sync a file written before without it (a write the run left to the operating system)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise LedgerError(f"cannot sync ({exc.strerror})", str(path)) from None
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        raise LedgerError(f"cannot sync ({exc.strerror})", str(path)) from None
-    finally:
-        os.close(fd)
 
 
 def _open_steps_for_append(path: Path):
@@ -281,9 +147,9 @@ class Ledger:
         thread of its own (one after another, each waited for the disk alone: five small files, 27
         ms of wall time against 3.5 ms at once, and a third less CPU; measured on ext4)."""
         paths = [self.dir / name for name in sorted(names)] + ([temporary] if temporary else [])
-        if not paths or (len(paths) > 1 and disk_sync(self.dir)):
+        if not paths or (len(paths) > 1 and durable.disk_sync(self.dir)):
             return
-        _at_once([lambda path=path: sync_file(path) for path in paths])
+        durable.at_once([lambda path=path: sync_file(path) for path in paths])
 
     def _note(self, step: dict) -> None:
         if step.get("result") == "unsat":
@@ -487,7 +353,7 @@ def store_proof(run_dir: Path, sealed_hash: str, files: dict[str, bytes], record
         if run["last_step_sha256"] != sealed_hash or run["status"] not in ANSWERED:
             raise LedgerError("the run changed while its proof was being made; certify it again", str(run_dir))
         for name, data in files.items():
-            _replace_with(run_dir / name, lambda handle, data=data: handle.write(data))
+            write_atomic(run_dir / name, data)
         run[key] = record
         write_atomic(run_dir / "run.json", json.dumps(run, indent=2) + "\n")
     finally:

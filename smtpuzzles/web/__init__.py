@@ -308,7 +308,7 @@ def fragment(views: list[RunView]) -> str:
 
 def write_report(folder: Path, path: str, audits: Audits | None = None) -> int:
     """`results --html FILE`: the page as one file, nothing fetched by it; the number of runs."""
-    from smtpuzzles.folders.ledger import write_atomic
+    from smtpuzzles.folders.durable import write_atomic
 
     require_web("--html")
     views = collect(folder, audits)
