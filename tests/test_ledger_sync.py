@@ -90,11 +90,49 @@ def test_a_run_that_dies_young_leaves_a_readable_unsealed_folder(tmp_path, synce
     assert run["status"] == "running" and run["steps"] == 2 and synced == []
     resumed, steps = Ledger.resume(ledger.dir)
     assert [s["result"] for s in steps] == ["sat", "unsat"]
+    # what the run before left unsynced is synced as the resume starts, file by file
+    assert sorted(name for name, _ in synced) == sorted(WRITTEN)
+    synced.clear()
     resumed.finish("optimal", 1)
-    # the seal syncs what the run before left unsynced too, not only its own writes
-    names = [name for name, _ in synced]
-    assert sorted(names) == sorted(WRITTEN)
-    assert json.loads(synced[names.index("run.json")][1])["status"] == "optimal"
+    assert [name for name, _ in synced] == ["run.json"] and json.loads(synced[0][1])["status"] == "optimal"
+
+
+def test_a_sync_that_fails_leaves_its_files_to_the_next_one(tmp_path, synced, monkeypatch):
+    """A young run's first sync past SYNC_AFTER fails (a passing disk error): the files it did not
+    get on disk stay waiting, and the seal syncs them, instead of sealing over them."""
+    from smtpuzzles.errors import LedgerError
+
+    ledger = write_a_run(tmp_path)
+    real = durable.sync_file
+
+    def failing(path):
+        raise LedgerError("cannot sync (Input/output error)", str(path))
+
+    monkeypatch.setattr(ledger_module, "sync_file", failing)
+    with pytest.raises(LedgerError, match="cannot sync"):
+        ledger.sync()
+    monkeypatch.setattr(ledger_module, "sync_file", real)
+    ledger.finish("interrupted", None)
+    assert sorted(name for name, _ in synced) == sorted(WRITTEN)
+
+
+def test_a_resume_drops_a_killed_writer_s_temporary_files_and_follows_no_symlink(tmp_path, synced):
+    ledger = write_a_run(tmp_path)
+    ledger.close()
+    left = ledger.dir / ".run.json.4242.0123abcd.tmp"
+    left.write_text("{half")
+    kept = ledger.dir / ".run.json.4242.notours.tmp"  # not the writer's pattern: not ours to remove
+    kept.write_text("x")
+    folder = ledger.dir / ".solution.json.1.00000000.tmp"
+    folder.mkdir()  # never a folder
+    outside = tmp_path / "outside.txt"
+    outside.write_text("input")
+    (ledger.dir / "input.txt").unlink()
+    (ledger.dir / "input.txt").symlink_to(outside)
+    resumed, _ = Ledger.resume(ledger.dir)
+    assert not left.exists() and kept.exists() and folder.is_dir()
+    assert "input.txt" not in [name for name, _ in synced]  # the symlink is no file of the run's
+    resumed.finish("optimal", 1)
 
 
 def test_the_host_platform_is_what_platform_platform_says():

@@ -90,11 +90,12 @@ def test_a_young_run_s_seal_is_one_syncfs_made_before_the_sealed_run_json_is_ren
     doors = json.loads((EXAMPLES / "07.json").read_text())
     seen, real = [], durable.disk_sync
 
-    def disk_sync(folder):
+    def disk_sync(folder_fd):
+        folder = Path(os.readlink(f"/proc/self/fd/{folder_fd}"))
         on_disk = json.loads((folder / "run.json").read_text())["status"]
         temporary = [json.loads(p.read_text())["status"] for p in folder.glob(".run.json.*.tmp")]
         seen.append((on_disk, temporary, (folder / "steps.jsonl").read_bytes().count(b"\n")))
-        return real(folder)
+        return real(folder_fd)
 
     def fsync(fd):
         raise AssertionError("no file is synced alone where syncfs did it")
@@ -105,6 +106,37 @@ def test_a_young_run_s_seal_is_one_syncfs_made_before_the_sealed_run_json_is_ren
     steps = (ledger.dir / "steps.jsonl").read_bytes().count(b"\n")
     assert seen == [("running", ["optimal"], steps)] and steps >= 1
     assert json.loads((ledger.dir / "run.json").read_text())["status"] == "optimal" == outcome.status
+
+
+def test_the_folder_syncfs_answers_for_is_opened_before_the_run_writes_anything(tmp_path, monkeypatch):
+    """syncfs reports a write-back error only to descriptors opened before another process saw it:
+    one opened at the seal could be told "all written" of files the disk refused."""
+    doors = json.loads((EXAMPLES / "07.json").read_text())
+    events, real_open, real_replace = [], durable.open_folder, os.replace
+
+    def open_folder(folder):
+        events.append("folder opened")
+        return real_open(folder)
+
+    def replace(src, dst):
+        events.append(Path(dst).name)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(durable, "open_folder", open_folder)
+    monkeypatch.setattr(ledger_module.os, "replace", replace)
+    runner.solve(nonary, nonary.from_doors(doors), json.dumps(doors), out_dir=tmp_path)
+    assert events[0] == "folder opened" and events.count("folder opened") == 1 and "input.txt" in events
+
+
+@pytest.mark.parametrize("release,usable", [("6.18.44-fc-v1272", True), ("5.8.0", True), ("5.10rc1", True),
+                                            ("5.7.19", False), ("4.19.0-25-amd64", False), ("weird", False)])
+def test_syncfs_is_used_only_where_it_reports_write_back_errors(monkeypatch, release, usable):
+    """Before Linux 5.8 syncfs returns 0 whatever the disk did: no promise can rest on it."""
+    import sys
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(durable.os, "uname", lambda: os.uname_result(("Linux", "h", release, "#1", "x86_64")))
+    assert (durable._find_syncfs() is not False) is usable
 
 
 @pytest.mark.parametrize("meminfo,expected", [
