@@ -261,6 +261,16 @@ def interrupted_12x12(tmp_path_factory) -> Path:
 # these: the slowest tests of the full suite as measured (--durations), which CI always runs. Each is
 # named whole, parametrisations included, so that the list says exactly what the subset skips.
 SLOW = {
+    "tests/test_cases_audit.py::test_resolve_on_a_real_small_run_with_both_solvers",
+    "tests/test_crosscheck.py::test_generated_boards_with_none_one_and_several_solutions_agree_in_every_mode",
+    "tests/test_batch.py::test_ctrl_c_during_a_batch_seals_the_running_job_as_interrupted_without_a_traceback",
+    "tests/test_sharing_audit.py::test_an_honest_shared_run_audits_clean_and_resolves_clean",
+    "tests/test_outside_checker.py::test_a_kept_parts_folder_named_unsatisfiable_with_a_wrong_part_audits_clean",
+    "tests/test_base_left_out.py::test_a_published_run_without_its_base_is_never_resumed",
+    "tests/test_proof_parts.py::test_the_audit_keeps_its_parts_and_a_second_audit_takes_them",
+    "tests/test_nonary_listing.py::test_the_formula_written_out_is_the_one_stated_through_cnf",
+    "tests/test_outside_checker.py::test_proofs_in_parts_are_written_part_by_part_and_checked",
+    "tests/test_outside_checker.py::test_check_script_needs_the_exit_status_and_fails_when_the_audit_was_not_clean",
     # The quick subset's slowest (2026-12-06: together about a minute of one core's time).
     "tests/test_closing_by_cases.py::test_the_closing_step_lists_one_refuted_step_per_case_and_audits_consistent",
     "tests/test_nonary_fast.py::test_the_first_listing_answers_as_the_brute_force_does",
