@@ -84,7 +84,8 @@ def test_the_live_page_in_a_browser_tables_runs_charts_a_run_going_on_and_escape
     done = finished_run(runs)
     shutil.copytree(done, runs / HOSTILE, ignore=shutil.ignore_patterns(".lock"))
     before = {p: p.stat().st_mtime_ns for p in runs.rglob("*") if p.is_file()}
-    solving = start("solve", "kingtour", "--size", 10, "--box", "2x5", "--out", runs, "--progress-every", 0,
+    # 12x12: a minute of solving, still going when the page is read (10x10 now ends within seconds).
+    solving = start("solve", "kingtour", "--size", 12, "--box", "3x4", "--out", runs, "--progress-every", 0,
                     cwd=tmp_path)
     server = start("serve", runs, "--port", 0, cwd=tmp_path)
     driver = None
@@ -103,7 +104,7 @@ def test_the_live_page_in_a_browser_tables_runs_charts_a_run_going_on_and_escape
         wait_for(lambda: "consistent" in driver.find_element("css selector", "#runs").text, 90, "the audit's verdict")
         assert chart_of(driver, done.name).startswith("data:image/svg+xml;base64,")
         # The run going on: its chart changes as it proves positions, without reloading the page.
-        going = "kingtour-b0f14a9274"
+        going = "kingtour-2b3b523e65"
         first = wait_for(lambda: chart_of(driver, going), 120, "the running run's chart")
         wait_for(lambda: chart_of(driver, going) not in (None, first), 120, "the chart to change")
         text = driver.find_element("css selector", "#runs").text
