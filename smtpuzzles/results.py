@@ -170,8 +170,14 @@ def run_results_command(args) -> int:
         print(json.dumps(rows))
     else:
         terminal = Console().is_terminal
-        console = Console() if terminal else Console(width=100_000)  # a log has no width
-        console.print(results_table(folder, rows=rows, sort=args.sort, whole=not terminal))
+        table = results_table(folder, rows=rows, sort=args.sort, whole=not terminal)
+        if terminal:
+            Console().print(table)
+        else:  # a log has no width: whole lines, without the padding a table's widest cell gives the rest
+            console = Console(width=100_000)
+            with console.capture() as captured:
+                console.print(table)
+            sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
     if args.html:
         from smtpuzzles.web import Audits, write_report
 

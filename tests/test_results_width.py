@@ -38,6 +38,8 @@ def test_results_of_the_published_runs_piped_are_whole_lines_in_a_stated_order()
     assert any(record in row and "3x3 boxes" in row for row in rows)
     for row in rows:  # whole words: a status is never cut to fit, the audit column says none was asked for
         assert re.search(r"  (optimal|interrupted)  ", row) and row.rstrip().endswith("—"), row
+    # no line padded out to the table's width (the title and the header were, to 400 columns and more)
+    assert not any(line != line.rstrip() for line in lines)
     assert re.search(r"  \d+h \d\dm  ", rows[0]), rows[0]  # human durations, the longest (hours) first
 
 
