@@ -30,6 +30,9 @@ class Recorder:
         self.referee = referee
         self.record = record
         self.replay = [s for s in (replay or []) if s["result"] in ("sat", "unsat")]  # unknowns are asked again
+        # ...but were checks all the same: told on in their place, so that every view of a resumed
+        # run counts what `show` counts.
+        self._untold = [s for s in (replay or []) if s["result"] not in ("sat", "unsat")]
         self.on_step = on_step or (lambda step: None)
         self.checks = 0  # solver answers recorded by this session
         self.refuted: dict[str, int] = {}  # each refuted claim (canonical JSON) -> its step
@@ -90,6 +93,7 @@ class Recorder:
         elif answer.get("reason"):
             step["reason"] = answer["reason"]
         step = self.record(step)
+        self._tell_untold()
         self._told(step)
         return step, answer["status"], solution, value
 
@@ -101,6 +105,7 @@ class Recorder:
         if step is None:
             step = self.record({"claim": claim, "words": self.words(claim), "assumptions": self.texts(claim),
                                 "result": "unsat", "by": by, "seconds": 0.0, "stats": {}, **fields})
+            self._tell_untold()
             self._told(step)
         return step
 
@@ -108,7 +113,14 @@ class Recorder:
         """The step of this run that refuted `claim`, if one did."""
         return self.refuted.get(canonical_json(claim))
 
+    def _tell_untold(self, before: int | None = None) -> None:
+        """Tell on the recorded steps that are not replayed (unknown, interrupted) up to index
+        `before`, or all of them."""
+        while self._untold and (before is None or self._untold[0].get("index", -1) < before):
+            self.on_step(self._untold.pop(0))
+
     def _told_replayed(self, step: dict) -> None:
+        self._tell_untold(step.get("index"))
         if step["result"] == "sat" and isinstance(step.get("solution"), dict):
             self.last_model = (step["solution"], step["claim"])  # a resumed run is steered from it
         self._told(step)

@@ -534,6 +534,27 @@ def test_unknown_steps_in_a_record_are_asked_again():
     assert len(engine.asked) == 1 and more[0]["claim"] == {"op": "at_least", "k": 2}
 
 
+def test_a_resumed_run_tells_its_views_of_the_unknown_steps_too_in_their_place():
+    """They are asked again, not replayed, but were checks: the live view of a resume counts them
+    as `show` does (it had counted 141 where `show` said 146 on the 18x18 run)."""
+    _, first, _ = run_scripted(climb(), [sat(1), ("unknown", None)])  # a session ends at an unknown
+    _, second, _ = run_scripted(climb(), [("unknown", None)], replay=first)
+    steps = [dict(s, index=i) for i, s in enumerate(first + second)]
+    assert [s["result"] for s in steps] == ["sat", "unknown", "unknown"]
+    formula = Formula.from_cnf(CNF())
+    encoding = Encoding("scripted", 1, formula, climb(), lambda model: dict(model))
+    told, recorded = [], []
+
+    def record(step):
+        recorded.append({"index": len(steps) + len(recorded), **step})
+        return recorded[-1]
+
+    rec = drv.Steering(encoding, lambda: Scripted([("unsat", None)]), lambda s: s["v"], lambda s: [], record,
+                       replay=steps, on_step=told.append)
+    assert drv.run_objective(rec).status == "optimal"
+    assert [s["index"] for s in told] == [0, 1, 2, 3] and told[-1] is recorded[0]
+
+
 # ------------------------------------------------------------------------------------------ ledger
 HEADER = {"puzzle": "toy", "instance": {"n": 1}, "instance_sha256": "ab" * 32, "encoding": {"name": "toy", "version": 1},
           "engine": {"name": "z3", "params": {}}}
