@@ -129,7 +129,7 @@ def test_proofs_of_a_shared_claim_are_written_cube_by_cube_and_check_with_no_pyt
     out = tmp_path / "proofs"
     code, _, err = cli("proofs", shared_run, "--out", out)
     assert code == 0, err
-    readme = (out / "README.txt").read_text()
+    readme = " ".join((out / "README.txt").read_text().split())  # wrapped to 80 columns
     assert "the leaves" in readme and "tree of cubes" in readme
     checker = built_cake_lpr(tmp_path) or stand_in(tmp_path, "lrat_stand_in", LRAT_STAND_IN)
     done = run_check_script(out, checker)

@@ -135,10 +135,44 @@ class ProofFiles:
         if report.verdict == "clean":
             lines.append('echo "all proofs here verified"')
         else:  # whatever is here checks, but the claim does not rest on it: never "all verified"
-            text[1:1] = [f"THE AUDIT WAS NOT CLEAN ({report.verdict}): not every proof of the claim is here, and "
-                         "check.sh fails after checking what is."]
+            text[0:0] = [f"THE AUDIT WAS NOT CLEAN ({report.verdict}): not every proof of the claim is here, and "
+                         "check.sh fails after checking what is.", ""]
             lines += [f'echo "the audit of this run was {report.verdict}: not every proof of its claim is here"',
                       "exit 1"]
-        self._write("README.txt", "\n".join(text).encode())
+        self._write("README.txt", _in_80_columns(text).encode())
         self._write("check.sh", ("\n".join(lines) + "\n").encode())
         return count + 2
+
+
+def _in_80_columns(lines: list[str]) -> str:
+    """The README's lines as paragraphs (blocks between empty lines) wrapped to 80 columns: a
+    block of indented command lines is kept as it is, a "  - " item is wrapped under its own
+    indent, and prose after a list is a paragraph of its own. A long number or name is never
+    broken, so its line alone may be longer."""
+    import textwrap
+
+    def wrapped(words: str, first: str = "", rest: str = "") -> list[str]:
+        return textwrap.wrap(words, width=80, initial_indent=first, subsequent_indent=rest,
+                             break_long_words=False, break_on_hyphens=False)
+
+    out: list[str] = []
+    block: list[str] = []
+    for line in lines + [""]:
+        if line:
+            block.append(line)
+            continue
+        if block and block[0].startswith("    "):
+            out += block
+        else:
+            pieces: list[tuple[bool, list[str]]] = []  # (a list item?, its lines)
+            for part in block:
+                item = part.startswith("  - ")
+                if item or not pieces or pieces[-1][0]:
+                    pieces.append((item, [part[4:] if item else part]))
+                else:
+                    pieces[-1][1].append(part)
+            for item, text in pieces:
+                out += wrapped(" ".join(text), "  - ", "    ") if item else wrapped(" ".join(text))
+        out.append("")
+        block = []
+    return "\n".join(out[:-1]) + "\n"
