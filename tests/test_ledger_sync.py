@@ -108,10 +108,10 @@ def test_a_sync_that_fails_leaves_its_files_to_the_next_one(tmp_path, synced, mo
     def failing(path):
         raise LedgerError("cannot sync (Input/output error)", str(path))
 
-    monkeypatch.setattr(ledger_module, "sync_file", failing)
+    monkeypatch.setattr(durable, "sync_file", failing)
     with pytest.raises(LedgerError, match="cannot sync"):
         ledger.sync()
-    monkeypatch.setattr(ledger_module, "sync_file", real)
+    monkeypatch.setattr(durable, "sync_file", real)
     ledger.finish("interrupted", None)
     assert sorted(name for name, _ in synced) == sorted(WRITTEN)
 

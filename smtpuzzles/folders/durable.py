@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -48,7 +49,7 @@ def _replace_with(path: Path, write, sync: bool = True, before_rename=None) -> N
     written through; the rename replaces whatever entry `path` is (a symlink included) instead of
     writing to what it points at. A reader only ever sees the old file or the new one."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")  # _TEMPORARY's form
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         fd = os.open(tmp, flags, 0o644)
@@ -92,6 +93,31 @@ def at_once(jobs: list) -> None:
             thread.join()
     if failures:
         raise failures[0]
+
+
+def sync_files(paths: list[Path]) -> None:
+    """Put `paths` on disk file by file, at once (`at_once`); a disk error names its file."""
+    at_once([lambda path=path: sync_file(path) for path in paths])
+
+
+# The temporary names `_replace_with` writes under: .NAME.PID.RANDOM.tmp
+_TEMPORARY = re.compile(r"\.(.+)\.\d+\.[0-9a-f]{8}\.tmp")
+
+
+def drop_temporary_files(folder: Path, names) -> None:
+    """Remove what a killed writer left in `folder` under the temporary names of the files `names`
+    (never a folder): the caller holds the folder's lock, so no writer is writing one now."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        found = _TEMPORARY.fullmatch(entry.name)
+        if found and found.group(1) in names and not entry.is_dir(follow_symlinks=False):
+            try:
+                os.unlink(Path(folder) / entry.name)
+            except OSError:
+                pass
 
 
 def open_folder(folder: Path) -> int | None:

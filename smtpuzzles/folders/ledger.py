@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import stat
 import sys
 import time
@@ -38,7 +37,7 @@ from smtpuzzles.folders import runfolder
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders import durable
-from smtpuzzles.folders.durable import sync_file, write_atomic, write_gz
+from smtpuzzles.folders.durable import write_atomic, write_gz
 from smtpuzzles.folders.locking import FolderLock, require_locks
 from smtpuzzles.folders.statuses import ANSWERED
 
@@ -112,23 +111,6 @@ def _own_files(run_dir: Path) -> list[Path]:
     return found
 
 
-_TEMPORARY = re.compile(r"\.(%s)\.\d+\.[0-9a-f]{8}\.tmp" % "|".join(map(re.escape, RUN_FILES)))
-
-
-def _drop_temporary_files(run_dir: Path) -> None:
-    """Remove what a killed writer left under durable's temporary names (never a folder)."""
-    try:
-        entries = list(os.scandir(run_dir))
-    except OSError:
-        return
-    for entry in entries:
-        if _TEMPORARY.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
-            try:
-                os.unlink(run_dir / entry.name)
-            except OSError:
-                pass
-
-
 def _close(fd: int | None) -> None:
     if fd is not None:
         try:
@@ -191,7 +173,7 @@ class Ledger:
         paths = [self.dir / name for name in sorted(names)] + ([temporary] if temporary else [])
         if not paths or (len(paths) > 1 and durable.disk_sync(self._folder_fd)):
             return
-        durable.at_once([lambda path=path: sync_file(path) for path in paths])
+        durable.sync_files(paths)
 
     def _note(self, step: dict) -> None:
         if step.get("result") == "unsat":
@@ -301,8 +283,8 @@ class Ledger:
             # writing it back would not reach this run's descriptor: synced now, file by file, so
             # that no seal rests on a step the disk has not got. Its temporary files (a writer
             # killed mid-write; the lock says none is writing now) go.
-            _drop_temporary_files(run_dir)
-            durable.at_once([lambda path=path: sync_file(path) for path in _own_files(run_dir)])
+            durable.drop_temporary_files(run_dir, RUN_FILES)
+            durable.sync_files(_own_files(run_dir))
             ledger = cls(run_dir, run, read.last_hash, len(read.steps), folder_fd)
             ledger.previous = previous
             for step in read.steps:
