@@ -40,11 +40,9 @@ class Lemma:
     summary: str  # C in the puzzle's words, e.g. "the tour starts in one of 15 of the 81 cells"
 
 
-def is_auxiliary(name: str) -> bool:
-    return name.startswith("_")  # CNF.fresh names: counters, Tseitin literals
-
-
-_AUXILIARY = operator.methodcaller("startswith", "_")  # is_auxiliary, called at C speed by map()
+# Whether a name is an auxiliary variable's (CNF.fresh names: counters, Tseitin literals), called at
+# C speed by map() over a formula's names.
+is_auxiliary = operator.methodcaller("startswith", "_")
 
 
 def objective_names(objective) -> set[str] | str:
@@ -94,14 +92,14 @@ def check(formula, objective, lemma: Lemma) -> tuple[list[str], str]:
     for number, (lits, start, end) in enumerate(cnf.amo_blocks):
         aux = [base[start + 3 * i][1] for i in range(len(lits) - 1)] if end <= len(base) and end > start else []
         if not aux or end - start != 3 * len(aux) or base[start:end] != sequential_amo(lits, aux) \
-                or min(aux) <= 0 or not all(map(_AUXILIARY, map(names.__getitem__, aux))) \
+                or min(aux) <= 0 or not all(map(is_auxiliary, map(names.__getitem__, aux))) \
                 or not owner.keys().isdisjoint(aux):
             return [f"at-most-one block {number} is not a sequential counter with its own auxiliaries"], ""
         owner.update(zip(aux, itertools.repeat(number)))
         in_block[start:end] = b"\1" * (end - start)
         blocks.add(frozenset(lits))
     offset = len(names)
-    auxiliary = set(itertools.compress(range(len(names)), map(_AUXILIARY, names))) - {0}
+    auxiliary = set(itertools.compress(range(len(names)), map(is_auxiliary, names))) - {0}
     plain = _PlainClauses(list(itertools.compress(base, map(operator.not_, in_block))), offset)
     if not auxiliary.isdisjoint(plain.variables()):
         i = next(i for i, clause in enumerate(base) if not in_block[i] and not auxiliary.isdisjoint(map(abs, clause)))
@@ -150,7 +148,7 @@ def _generator_problem(generator: Mapping[str, str], index, names, plain, blocks
     moved = set(generator)
     if set(generator.values()) != moved:
         return "not a permutation (its image is not its domain)"
-    if not moved <= index.keys() or any(map(_AUXILIARY, moved)):
+    if not moved <= index.keys() or any(map(is_auxiliary, moved)):
         return "moves a variable the formula lacks or an auxiliary one"
     touched = moved & fixed
     if any(generator[n] != n for n in touched):
