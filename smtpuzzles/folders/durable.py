@@ -160,11 +160,8 @@ def _find_syncfs():
 
 def _kernel_version(release: str) -> tuple[int, int]:
     """(major, minor) of a Linux release string such as "6.18.44-fc"; (0, 0) if it has none."""
-    parts = release.split(".")
-    try:
-        return int(parts[0]), int("".join(ch for ch in parts[1][:3] if ch.isdigit()) or "x")
-    except (IndexError, ValueError):
-        return 0, 0
+    found = re.match(r"(\d+)\.(\d+)", release)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
 
 
 def _dirty_kb() -> int:
@@ -174,9 +171,9 @@ def _dirty_kb() -> int:
             text = handle.read(1 << 16)
     except OSError:
         return sys.maxsize
-    waiting = [int(line.split()[1]) for line in text.splitlines()
-               if line.startswith((b"Dirty:", b"Writeback:")) and len(line.split()) > 1 and line.split()[1].isdigit()]
-    return sum(waiting) if len(waiting) == 2 else sys.maxsize
+    fields = dict(line.split()[:2] for line in text.splitlines() if len(line.split()) > 1)
+    waiting = [fields.get(key, b"") for key in (b"Dirty:", b"Writeback:")]
+    return sum(map(int, waiting)) if all(map(bytes.isdigit, waiting)) else sys.maxsize
 
 
 def sync_file(path: Path) -> None:
