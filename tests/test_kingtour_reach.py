@@ -362,3 +362,50 @@ def test_the_second_guess_answers_the_claim_asked_or_says_none(monkeypatch):
                 assert digits[:pos] == prefix and digits[pos] > than
     assert seen == {True, False}
     assert encoding.advice.second_guess(None, {"op": "beats", "best": [4] * 16}) is None
+
+
+def warnsdorff_as_written(around, free, ways, end, tie):
+    """The probe's rule spelt out, one cell at a time, for the fast one to be checked against."""
+    free, ways, taken, p = bytearray(free), list(ways), [], end
+    while True:
+        moves = [q for q in around[p] if free[q]]
+        if not moves:
+            return taken if not any(free) else None
+        p = min(moves, key=lambda q: (ways[q], tie(q)))
+        free[p] = 0
+        for u in around[p]:
+            ways[u] -= 1
+        taken.append(p)
+
+
+@pytest.mark.parametrize("size", [4, 6, 8, 9, 10, 12])
+def test_the_probe_finds_the_path_warnsdorff_s_rule_finds(size):
+    """The probe (one number a move, kept up to date) takes the path the rule takes under its
+    first tie-break that gets through, and leaves its arguments as they were."""
+    board = kingtour.parse(size, None, None)
+    ids = {cell: i for i, cell in enumerate(board.cells)}
+    around = [[ids[x] for x in board.neighbours(*cell)] for cell in board.cells]
+    side = size - 1
+    edge = [min(r, c, side - r, side - c) for r, c in board.cells]
+    ties = (lambda q: q, lambda q: -q, lambda q: (edge[q], q))
+    rng, found = random.Random(size), 0
+    for _ in range(300):
+        free, ways = bytearray([1] * len(around)), [len(a) for a in around]
+        p = rng.randrange(len(around))
+        reach.take(around, free, ways, p)
+        for _ in range(rng.randrange(len(around))):  # a random king walk, then a few holes
+            moves = [q for q in around[p] if free[q]]
+            if not moves:
+                break
+            p = rng.choice(moves)
+            reach.take(around, free, ways, p)
+        for q in rng.sample(range(len(around)), rng.randrange(3)):
+            if free[q]:
+                reach.take(around, free, ways, q)
+        before = (bytes(free), list(ways))
+        expected = next((path for path in (warnsdorff_as_written(around, free, ways, p, tie) for tie in ties)
+                         if path is not None), None)
+        assert reach.probe(around, free, ways, p) == expected
+        assert (bytes(free), list(ways)) == before
+        found += expected is not None
+    assert found > 20  # the paths found were compared too, not only the failures

@@ -315,28 +315,49 @@ def probe(around, free, ways, end: int) -> list[int] | None:
     ways on), or None where the rule gets stuck under each of its tie-breaks (the lower cell, the
     higher, the one nearer the board's edge); `free` and `ways` are left as they were. ways[u]
     counts u's free neighbours."""
-    side = round(len(free) ** 0.5)
-    edge = [min(i // side, i % side, side - 1 - i // side, side - 1 - i % side) for i in range(len(free))]
-    for tie in (lambda q: q, lambda q: -q, lambda q: (edge[q], q)):
-        found = _warnsdorff(around, free, ways, end, tie)
+    for rank in _tie_ranks(len(free)):
+        found = _warnsdorff(around, free, ways, end, rank)
         if found is not None:
             return found
     return None
 
 
-def _warnsdorff(around, free, ways, end: int, tie) -> list[int] | None:
+_ranks: dict[int, tuple[list[int], ...]] = {}
+
+
+def _tie_ranks(cells: int) -> tuple[list[int], ...]:
+    """Each tie-break as every cell's rank in its order (the lower cell first, the higher, the one
+    nearer the edge then the lower), made once a board size: a walk probes hundreds of times."""
+    if cells not in _ranks:
+        side = round(cells ** 0.5)
+        edge = [min(i // side, i % side, side - 1 - i // side, side - 1 - i % side) for i in range(cells)]
+        orders = (range(cells), range(cells - 1, -1, -1), sorted(range(cells), key=lambda q: (edge[q], q)))
+        ranks = []
+        for order in orders:
+            rank = [0] * cells
+            for position, q in enumerate(order):
+                rank[q] = position
+            ranks.append(rank)
+        _ranks[cells] = tuple(ranks)
+    return _ranks[cells]
+
+
+def _warnsdorff(around, free, ways, end: int, rank: list[int]) -> list[int] | None:
+    """The rule's path from `end` under one tie-break. It works on copies: each move's key, ways on
+    then rank, is one number kept up to date as cells are taken, so that the move is picked by a
+    C-level min (the probe is most of a 9x9 polish's Python)."""
+    cells = len(free)
+    free = bytearray(free)
+    key = [w * cells + r for w, r in zip(ways, rank)]
     taken: list[int] = []
     p = end
-    try:
-        while True:
-            moves = [q for q in around[p] if free[q]]
-            if not moves:
-                break
-            q = min(moves, key=lambda q: (ways[q], tie(q)))
-            take(around, free, ways, q)
-            taken.append(q)
-            p = q
-        return taken if not any(free) else None
-    finally:
-        for q in reversed(taken):
-            untake(around, free, ways, q)
+    while True:
+        q = min(filter(free.__getitem__, around[p]), key=key.__getitem__, default=-1)
+        if q < 0:
+            break
+        free[q] = 0
+        for u in around[q]:
+            key[u] -= cells
+        taken.append(q)
+        p = q
+    return taken if 1 not in free else None
