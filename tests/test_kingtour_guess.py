@@ -228,3 +228,54 @@ def test_a_ctrl_c_during_the_sudoku_solver_s_calls_reaches_python_s_own_handler(
         sudoku.close()
     assert all(grid is not None and grid[0][0] == 1 + i % 6 for i, grid in enumerate(grids))
     assert seen
+
+
+def clashes(board, assumptions) -> bool:
+    """Whether the last of a Sudoku query's literals names a digit that a cell of the same row,
+    column or box holds among the others (the solver refutes it by propagation alone)."""
+    n, units = board.size, board.units()
+
+    def cell_digit(v):
+        return divmod((v - 1) // n, n), (v - 1) % n + 1
+
+    (cell, k), others = cell_digit(assumptions[-1]), [cell_digit(v) for v in assumptions[:-1]]
+    return any(d == k and x != cell and any(cell in u and x in u for u in units) for x, d in others)
+
+
+def test_a_digit_its_row_column_or_box_holds_is_refused_without_a_sudoku_query(monkeypatch):
+    """The walk and the polish ask the Sudoku solver only for digits no fixed cell of the same row,
+    column or box holds (nine in ten of a 9x9 solve's queries were such, each refused at once)."""
+    board = kingtour.parse(6, "2x3", None)
+    asked = []
+    real = guess.SudokuSolver.grid
+    monkeypatch.setattr(guess.SudokuSolver, "grid", lambda self, assumptions: asked.append(list(assumptions)) or
+                        real(self, assumptions))
+    answer = guess.first_answer(board, encodings.quadrant(board), 60)
+    sudoku = guess.SudokuSolver(board)
+    try:
+        guess.improve(board, sudoku, kingtour.snake_solution(board), 1, time.thread_time() + 60)
+        sudoku.best_along(answer["tour"])
+    finally:
+        sudoku.close()
+    assert len(asked) > 50 and not any(clashes(board, a) for a in asked if a)
+
+
+@pytest.mark.parametrize("size,box", [(6, "2x3"), (8, "2x4"), (9, "3x3")])
+def test_refusing_a_held_digit_changes_no_walk_and_no_polish(monkeypatch, size, box):
+    """The walk, improve() and the best grid along a tour are the same with every refused digit
+    asked of the solver instead (which answers UNSAT): the refusal only spares the calls."""
+    board = kingtour.parse(size, box, None)
+
+    def answers():
+        first = guess.first_answer(board, encodings.quadrant(board), 60)
+        sudoku = guess.SudokuSolver(board)
+        try:
+            raised = [guess.improve(board, sudoku, kingtour.snake_solution(board), focus, time.thread_time() + 60)
+                      for focus in (1, size, 3 * size)]
+            return first, raised, sudoku.best_along(kingtour.snake_solution(board)["tour"])
+        finally:
+            sudoku.close()
+
+    refused = answers()
+    monkeypatch.setattr(guess.Placed, "allows", lambda self, q, k: True)
+    assert answers() == refused
