@@ -209,9 +209,10 @@ def test_the_generating_set_is_the_fewest_maps_that_give_every_one():
 
 
 def test_the_clause_set_a_generator_is_checked_against_agrees_with_sets_of_literals():
-    """The check keeps clauses grouped by length, column by column; a naive set of frozensets of
-    literals must give the same verdict on random clause sets (repeated literals, empty clauses and
-    all) and random literal permutations, half of them symmetries by construction."""
+    """The check keeps each clause as the sorted tuple of its literals (of their set, in a base
+    where a literal repeats); a naive set of frozensets of literals must give the same verdict on
+    random clause sets (repeated literals, empty clauses and all) and random literal permutations,
+    half of them symmetries by construction."""
     rng = random.Random(47)
     for trial in range(300):
         variables = rng.randint(2, 7)
@@ -229,9 +230,19 @@ def test_the_clause_set_a_generator_is_checked_against_agrees_with_sets_of_liter
                 clauses += orbit
         naive = {frozenset(c) for c in clauses}
         expected = all(frozenset(image[abs(x)] * (1 if x > 0 else -1) for x in c) in naive for c in naive)
-        table = list(range(2 * offset))
+        table = list(range(offset)) + list(range(1 - offset, 0))  # a literal's image at its own (signed) index
         for v, w in image.items():
-            table[offset + v], table[offset - v] = offset + w, offset - w
-        plain = symmetry._PlainClauses(clauses, offset)
+            table[v], table[-v] = w, -w
+        plain = symmetry._PlainClauses(clauses)
         assert plain.mapped_into_itself(table.__getitem__) == expected, (clauses, image)
         assert len(plain.keys) == len(naive)
+
+
+@pytest.mark.parametrize("literal", [1, -1])
+def test_a_base_clause_over_a_variable_the_formula_does_not_name_is_refused(literal):
+    """A generator's images are looked up by the literal itself (a negative one from the table's
+    end), so a variable past the formula's names must be refused before, not read as another."""
+    enc, lemma = lemma_of(kingtour.parse(4, "2x2", None))
+    clauses = enc.formula.cnf.clauses
+    clauses.insert(len(clauses) - 1, [literal * (len(enc.formula.cnf.names) + 2)])  # before the breaking clause
+    assert symmetry.check(enc.formula, enc.objective, lemma)[0] == ["a base clause has a variable the formula does not name"]
