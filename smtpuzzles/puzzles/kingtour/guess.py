@@ -63,6 +63,11 @@ class SudokuSolver:
             return 1 + (r * n + c) * n + (k - 1)
 
         self.var = var
+        # The cells by number and each one's king moves, for every path walked on this board (a
+        # polish walks dozens).
+        self.cells = board.cells
+        self.ids = {cell: i for i, cell in enumerate(self.cells)}
+        self.around = [[self.ids[x] for x in board.neighbours(*cell)] for cell in self.cells]
         # Each cell's row, column and box, as offsets into a `Placed` count of digits by unit.
         across = n // board.box_cols  # boxes in a band
         self.units = [(r * (n + 1), (n + c) * (n + 1), (2 * n + r // board.box_rows * across + c // board.box_cols) * (n + 1))
@@ -151,9 +156,8 @@ class _Path:
     (free cells, and how many free neighbours each cell has, for Warnsdorff's rule)."""
 
     def __init__(self, board: Board, sudoku: SudokuSolver):
-        self.board, self.sudoku, self.cells = board, sudoku, board.cells
-        self.ids = {cell: i for i, cell in enumerate(self.cells)}
-        self.around = [[self.ids[x] for x in board.neighbours(*cell)] for cell in self.cells]
+        self.board, self.sudoku, self.cells = board, sudoku, sudoku.cells
+        self.ids, self.around = sudoku.ids, sudoku.around  # read only
         self.free = bytearray([1] * len(self.cells))
         self.ways = [len(a) for a in self.around]
         self.path: list[int] = []
