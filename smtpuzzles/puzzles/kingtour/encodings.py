@@ -81,17 +81,20 @@ def tour_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int])
     """The tour: each step one cell, each cell one step, consecutive steps a king move apart (both
     ways in time). With every cell visited once that is already an open Hamiltonian path: no circuit
     or connectivity constraint is needed."""
-    steps = board.size * board.size
+    cells = board.cells
+    steps = len(cells)
+    at = [[visit[t, r, c] for r, c in cells] for t in range(steps)]  # step -> cell number -> its literal
     for t in range(steps):
-        cnf.exactly_one([visit[t, r, c] for r, c in board.cells])
-    for r, c in board.cells:
-        cnf.exactly_one([visit[t, r, c] for t in range(steps)])
-        around = board.neighbours(r, c)
+        cnf.exactly_one(at[t])
+    number = {cell: i for i, cell in enumerate(cells)}
+    for i, (r, c) in enumerate(cells):
+        cnf.exactly_one([at[t][i] for t in range(steps)])
+        around = [number[x] for x in board.neighbours(r, c)]
         for t in range(steps):
             if t + 1 < steps:
-                cnf.implies(visit[t, r, c], [visit[t + 1, a, b] for a, b in around])
+                cnf.implies(at[t][i], [at[t + 1][j] for j in around])
             if t > 0:
-                cnf.implies(visit[t, r, c], [visit[t - 1, a, b] for a, b in around])
+                cnf.implies(at[t][i], [at[t - 1][j] for j in around])
 
 
 def reading_clauses(cnf: CNF, board: Board, visit: dict[tuple[int, int, int], int],
