@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import pysat
 
-from smtpuzzles.engines import (GUIDE_CONFLICTS, CheckResult, child, run_interruptibly, sat_solver_class,
+from smtpuzzles.engines import (CHILD_SOLVERS, GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class,
                                 solver_with_units)
 from smtpuzzles.formula import Formula, Term
+
+if TYPE_CHECKING:  # imported when a race needs it: its subprocess machinery costs every run a few ms
+    from smtpuzzles.engines import child
 
 Solver = sat_solver_class()
 
@@ -124,14 +127,16 @@ class SatEngine:
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
         and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`.
 
-        With `fresh_solver` one of child.OUTSIDE (Kissat), two race: the run's own solver fresh
+        With `fresh_solver` one of CHILD_SOLVERS (Kissat), two race: the run's own solver fresh
         here and that one in a child process beside it, on a second core; the first answer is taken
         and the other stopped. Neither is best everywhere: Kissat answered in 264 s a question
         Glucose had left open for 45 minutes, and Glucose is 1.1 to 5 times faster on others."""
         self.solver.clear_interrupt()
         name = self.params.get("fresh_solver", self.params["solver"])
-        if name not in child.OUTSIDE:
+        if name not in CHILD_SOLVERS:
             return self._solve_fresh_here(name, lits, fresh)
+        from smtpuzzles.engines import child
+
         race = _Race(child.ChildSolve(name, self._base, self._added, lits))
         with self._guard:
             self._running = race
@@ -259,7 +264,7 @@ class _Race:
     """The two solvers of a fresh check that races (`SatEngine._solve_fresh`): `interrupt` stops
     both, `stop_here` the one in this process, never once it is freed."""
 
-    def __init__(self, outside: child.ChildSolve):
+    def __init__(self, outside: "child.ChildSolve"):
         self.outside = outside
         self._here = None
         self._here_stopped = False
