@@ -164,6 +164,37 @@ def test_the_time_limit_and_an_interrupt_kill_kissat_s_child(stop):
     assert children() == before  # killed and reaped, not left running
 
 
+def test_a_sigint_to_kissat_s_child_leaves_it_to_its_parent():
+    """A SIGINT to the whole group (kill -INT -PGID) reached the child too, whose pysat handler
+    ended it: the race went on without it though the run ignored SIGINT. The child ignores it now;
+    the parent alone stops it."""
+    import os
+    import signal
+
+    from smtpuzzles.engines.child import ChildSolve
+
+    before = children()
+    engine = make_engine("sat", pigeon_formula(12), {"fresh_solver": "kissat404"})  # minutes for Kissat
+    solving = ChildSolve("kissat404", engine._base, engine._added, [])
+    answers: list = []
+    racing = threading.Thread(target=lambda: answers.append(solving.run()))
+    racing.start()
+    try:
+        deadline = time.monotonic() + 20
+        while len(children()) == len(before) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = next(line for line in children() if line not in before)
+        time.sleep(1.0)  # past the child's start-up, into the solve
+        os.kill(int(child.split()[0]), signal.SIGINT)
+        time.sleep(1.5)
+        assert child in children() and not answers  # still solving
+    finally:
+        solving.interrupt()
+        racing.join(20)
+    assert answers == [None] and solving.failure is None  # stopped by its parent, no failure
+    assert children() == before
+
+
 def test_fresh_solver_takes_only_the_listed_solvers():
     with pytest.raises(InputError, match="fresh_solver must be one of"):
         make_engine("sat", pigeon_formula(2), {"fresh_solver": "lingeling"})

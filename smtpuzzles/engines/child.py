@@ -12,6 +12,7 @@ directory (children.python_child), and dies with its parent (children.die_with_p
 from __future__ import annotations
 
 import array
+import signal
 import subprocess
 import sys
 import tempfile
@@ -108,8 +109,13 @@ def main(argv: list[str]) -> int:
     protocol, solver = argv
     if protocol != PROTOCOL or solver not in OUTSIDE:  # another version of this file, or a stray call
         return 2
-    from pysat.solvers import Solver
+    # Ctrl-C is the parent's to take: it kills this child when it stops the race. A SIGINT sent to
+    # the whole group (kill -INT -PGID) had ended the child alone, with pysat's own handler, and the
+    # race went on without it though the parent ignored SIGINT (started with `&`).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from smtpuzzles.engines import sat_solver_class
 
+    Solver = sat_solver_class()  # puts in no SIGINT handler of pysat's
     with Solver(name=solver, bootstrap_with=_read(sys.stdin.buffer)) as sat:
         answer = sat.solve()
         out = sys.stdout.buffer
