@@ -105,6 +105,44 @@ def test_an_interrupt_stops_the_fresh_solver():
     assert answer.status == "unknown" and time.monotonic() - started < 10
 
 
+def test_a_fresh_check_runs_in_a_child_and_its_interrupt_is_a_kill():
+    """Glucose sees an interrupt only between restarts (an 18x18 run's Ctrl-C waited 92 s): the
+    fresh check runs in a child process, which the interrupt kills, and none is left behind."""
+    before = children()
+    engine = make_engine("sat", pigeon_formula(12))  # hours for Glucose
+    engine.fresh_after = 0.2
+    seen: list = []
+
+    def stop():
+        seen.extend(line for line in children() if line not in before)
+        engine.interrupt()
+    timer = threading.Timer(2.0, stop)
+    timer.start()
+    started = time.monotonic()
+    answer = engine.check([], None)
+    timer.join()
+    assert seen and "glucose4" in seen[0]
+    assert answer.status == "unknown" and time.monotonic() - started < 10
+    assert children() == before
+
+
+def test_the_child_takes_the_run_s_phases_and_gives_its_statistics():
+    from smtpuzzles.engines.child import ChildSolve
+
+    phases = [1, -2, 3, 4, -5, -6]
+    free = [[v, -v] for v in range(1, 7)]  # nothing decides a value but the phases
+    solving = ChildSolve("glucose4", free, [], [], phases)
+    assert solving.run() is True and solving.model == phases
+    assert solving.stats.get("decisions", 0) >= 6
+    engine = make_engine("sat", formula_of(6, free))
+    engine.hint(engine.check([], None).model)
+    engine._phases = [engine.cnf.index[f"x{abs(x)}"] * (1 if x > 0 else -1) for x in phases]
+    fresh: dict = {}
+    assert engine._solve_fresh([], fresh) is True
+    assert [x for x in fresh["model"] if abs(x) in {abs(y) for y in engine._phases}] == \
+        sorted(engine._phases, key=abs)
+
+
 def test_fresh_after_is_longer_than_a_small_board_s_checks():
     assert satengine.FRESH_AFTER >= 10
 
@@ -201,7 +239,7 @@ def test_fresh_solver_takes_only_the_listed_solvers():
     from smtpuzzles.engines.child import ChildSolve
 
     with pytest.raises(ValueError):
-        ChildSolve("glucose4", [], [], [])
+        ChildSolve("lingeling", [], [], [])
 
 
 def test_fresh_solver_on_the_command_line_new_and_resumed(cli):
@@ -305,31 +343,67 @@ class Stuck:
         self.deleted = True
 
 
-def test_kissat_s_answer_ends_the_race_and_stops_the_run_s_solver(monkeypatch):
-    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
-    stuck = Stuck()
-    monkeypatch.setattr(satengine, "solver_with_units", lambda *args: stuck)
-    fresh: dict = {}
-    started = time.monotonic()
-    assert engine._solve_fresh([], fresh) is False
-    assert fresh["stats"] == {"outside": 1} and stuck.stopped.is_set() and stuck.deleted
-    assert time.monotonic() - started < 30
-
-
-def test_the_run_s_solver_ends_the_race_and_kills_kissat(monkeypatch):
+def stuck_for(solver: str, monkeypatch) -> threading.Event:
+    """Children of `solver` answer nothing until interrupted (then None, as a killed child does);
+    the others run as they do. The event: one was interrupted."""
     from smtpuzzles.engines import child
 
     stopped = threading.Event()
+    run, interrupt = child.ChildSolve.run, child.ChildSolve.interrupt
 
-    def run(self):
+    def stuck_run(self):
+        if self.solver != solver:
+            return run(self)
         stopped.wait(60)
         return None
-    monkeypatch.setattr(child.ChildSolve, "run", run)
-    monkeypatch.setattr(child.ChildSolve, "interrupt", lambda self: stopped.set())
+
+    def stuck_interrupt(self):
+        if self.solver == solver:
+            self._stopped = True
+            stopped.set()
+        interrupt(self)
+    monkeypatch.setattr(child.ChildSolve, "run", stuck_run)
+    monkeypatch.setattr(child.ChildSolve, "interrupt", stuck_interrupt)
+    return stopped
+
+
+def test_kissat_s_answer_ends_the_race_and_stops_the_run_s_solver(monkeypatch):
+    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
+    stopped = stuck_for("glucose4", monkeypatch)
+    fresh: dict = {}
+    started = time.monotonic()
+    assert engine._solve_fresh([], fresh) is False
+    assert fresh["stats"] == {"outside": 1} and stopped.is_set()
+    assert time.monotonic() - started < 30
+
+
+def test_the_run_s_solver_in_its_own_process_is_stopped_as_an_in_process_one_was(monkeypatch):
+    """Where its child cannot answer, the check goes on in this process: a Stuck solver there is
+    stopped by the race's end as the child would be."""
+    engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
+    from smtpuzzles.engines import child
+
+    run = child.ChildSolve.run
+
+    def failing(self):
+        if self.solver == "kissat404":
+            return run(self)
+        self.failure = "no room"
+        return None
+    monkeypatch.setattr(child.ChildSolve, "run", failing)
+    stuck = Stuck()
+    monkeypatch.setattr(satengine, "solver_with_units", lambda *args: stuck)
+    fresh: dict = {}
+    assert engine._solve_fresh([], fresh) is False
+    assert fresh["stats"] == {"outside": 1} and stuck.stopped.is_set() and stuck.deleted
+
+
+def test_the_run_s_solver_ends_the_race_and_kills_kissat(monkeypatch):
+    stopped = stuck_for("kissat404", monkeypatch)
     engine = make_engine("sat", pigeon_formula(5), {"fresh_solver": "kissat404"})
     fresh: dict = {}
     assert engine._solve_fresh([], fresh) is False
-    assert stopped.is_set() and "outside" not in fresh["stats"]
+    assert stopped.is_set() and "outside" not in fresh["stats"] and fresh["stats"].get("conflicts", 0) > 0
 
 
 def test_children_never_import_a_smtpuzzles_of_the_working_directory(tmp_path, monkeypatch):

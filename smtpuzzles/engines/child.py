@@ -1,17 +1,21 @@
-"""A fresh check in a child process, for python-sat solvers that cannot be stopped from Python
-(Kissat: no interrupt, no conflict budget). The child is killed to stop it, so a time limit, an
-interrupt and Ctrl-C hold on it as on the solvers the engine runs in its own process.
+"""A fresh check in a child process, killed to stop it: Kissat can be neither interrupted nor
+budgeted from Python, and Glucose looks at its interrupt flag only between restarts, which on a
+long check came 0.8 s to 92 s apart (an 18x18 record run's Ctrl-C waited 92 s). So a time limit,
+an interrupt and Ctrl-C end a fresh check at once, whatever solver answers it.
 
-The parent writes the clauses to a file without a name as 32-bit ints, each clause ended by 0,
-and hands it over as the child's standard input; the child solves, and writes `sat` and the model
-(one line of ints) or `unsat` on its standard output. The parent reads nothing of it but that
-answer. Started as `python -m smtpuzzles.engines.child PROTOCOL SOLVER`, isolated from the working
+The parent writes, as 32-bit ints, the count of phase literals, those literals, then every clause
+ended by 0, to a file without a name, and hands it over as the child's standard input; the child
+solves, and writes `sat` and the model (one line of ints) or `unsat`, then the solver's statistics
+(one line of JSON, `{}` where the solver keeps none), on its standard output. The parent reads
+nothing of it but that answer. Started as `python -m smtpuzzles.engines.child PROTOCOL SOLVER`, isolated from the working
 directory (children.python_child), and dies with its parent (children.die_with_parent).
 """
 
 from __future__ import annotations
 
 import array
+import gc
+import json
 import signal
 import subprocess
 import sys
@@ -20,10 +24,12 @@ import threading
 from typing import Sequence
 
 from smtpuzzles.children import die_with_parent, python_child
-from smtpuzzles.engines import CHILD_SOLVERS as OUTSIDE
+from smtpuzzles.engines import CHILD_SOLVERS, SAT_SOLVERS
+
+SOLVERS = SAT_SOLVERS + CHILD_SOLVERS
 
 # What parent and child say to each other; a child of another version of this file refuses.
-PROTOCOL = "clauses-on-stdin-1"
+PROTOCOL = "phases-clauses-on-stdin-2"
 
 # Why Kissat: on a 16x16 record run's question "position 44 can exceed 12" Kissat 4.0.4 found an
 # answer in 264 CPU s, where a fresh Glucose had left it open after 2,685 s and CaDiCaL 1.9.5 after
@@ -35,14 +41,16 @@ class ChildSolve:
     and the model; `interrupt()`, from any thread, kills the child (or keeps it from starting)."""
 
     def __init__(self, solver: str, base: Sequence[Sequence[int]], added: Sequence[Sequence[int]],
-                 units: Sequence[int]):
-        if solver not in OUTSIDE:
-            raise ValueError(f"{solver!r} does not run in a child process (one of {', '.join(OUTSIDE)})")
+                 units: Sequence[int], phases: Sequence[int] = ()):
+        if solver not in SOLVERS:
+            raise ValueError(f"{solver!r} does not run in a child process (one of {', '.join(SOLVERS)})")
         self.solver, self.base, self.added, self.units = solver, base, added, units
+        self.phases = phases if solver in SAT_SOLVERS else ()  # Kissat in python-sat takes none
         self._lock = threading.Lock()
         self._child: subprocess.Popen | None = None
         self._stopped = False
         self.model: list[int] | None = None
+        self.stats: dict[str, int] = {}  # the solver's own counts (conflicts, ...), where it keeps them
         self.failure: str | None = None  # why the child gave no answer, when it was not stopped
 
     def interrupt(self) -> None:
@@ -55,7 +63,7 @@ class ChildSolve:
         # The clauses go to the child as its standard input, from a file that has no name (nothing
         # is left behind however either process ends).
         with tempfile.TemporaryFile(prefix="smtpuzzles-fresh-") as clauses:
-            _write(clauses, self.base, self.added, self.units)
+            _write(clauses, self.phases, self.base, self.added, self.units)
             clauses.flush()
             clauses.seek(0)
             with self._lock:
@@ -70,20 +78,34 @@ class ChildSolve:
                 if self._child.poll() is None:  # a Ctrl-C in the wait: never leave it running
                     self._child.kill()
                     self._child.wait()
-        status, _, rest = said.partition(b"\n")
+        status, model, counts = (said.split(b"\n") + [b"", b""])[:3]
         if self._child.returncode != 0 or status not in (b"sat", b"unsat"):
             if not self._stopped:  # killed to stop it is no failure
                 self.failure = f"its {self.solver} child ended with status {self._child.returncode}"
             return None
+        self.stats = _counts(counts)
         if status == b"sat":
-            self.model = [int(x) for x in rest.split()]
+            self.model = [int(x) for x in model.split()]
             return True
         return False
 
 
-def _write(out, base, added, units) -> None:
-    """Every clause, then each unit, as 32-bit ints, each clause ended by 0."""
-    chunk = array.array("i")
+def _counts(line: bytes) -> dict[str, int]:
+    """The statistics line: names and whole numbers only (anything else is left out)."""
+    try:
+        said = json.loads(line or b"{}")
+    except ValueError:
+        return {}
+    if not isinstance(said, dict):
+        return {}
+    return {k: v for k, v in said.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def _write(out, phases, base, added, units) -> None:
+    """The phases' count and literals, then every clause and each unit, as 32-bit ints, each clause
+    ended by 0."""
+    chunk = array.array("i", [len(phases)])
+    chunk.extend(phases)
     for clauses in (base, added, [[u] for u in units]):
         for clause in clauses:
             chunk.extend(clause)
@@ -94,20 +116,24 @@ def _write(out, base, added, units) -> None:
     chunk.tofile(out)
 
 
-def _read(source) -> list[list[int]]:
+def _read(source) -> tuple[list[int], list[list[int]]]:
     flat = array.array("i")
     flat.frombytes(source.read())
-    clauses, start = [], 0
-    for i, x in enumerate(flat):
-        if x == 0:
-            clauses.append(flat[start:i].tolist())
-            start = i + 1
-    return clauses
+    ints = flat.tolist()
+    phases, start = ints[1:1 + ints[0]], 1 + ints[0]
+    clauses, end_of = [], ints.index  # list.index finds each clause's 0 at C speed
+    try:
+        while True:
+            end = end_of(0, start)
+            clauses.append(ints[start:end])
+            start = end + 1
+    except ValueError:  # no 0 after the last clause
+        return phases, clauses
 
 
 def main(argv: list[str]) -> int:
     protocol, solver = argv
-    if protocol != PROTOCOL or solver not in OUTSIDE:  # another version of this file, or a stray call
+    if protocol != PROTOCOL or solver not in SOLVERS:  # another version of this file, or a stray call
         return 2
     # Ctrl-C is the parent's to take: it kills this child when it stops the race. A SIGINT sent to
     # the whole group (kill -INT -PGID) had ended the child alone, with pysat's own handler, and the
@@ -116,13 +142,23 @@ def main(argv: list[str]) -> int:
     from smtpuzzles.engines import sat_solver_class
 
     Solver = sat_solver_class()  # puts in no SIGINT handler of pysat's
-    with Solver(name=solver, bootstrap_with=_read(sys.stdin.buffer)) as sat:
+    gc.disable()  # a list a clause and no cycles: collecting as they were made doubled the read
+    phases, clauses = _read(sys.stdin.buffer)
+    with Solver(name=solver, bootstrap_with=clauses) as sat:
+        del clauses
+        if phases:
+            sat.set_phases(phases)
         answer = sat.solve()
         out = sys.stdout.buffer
         if answer:
             out.write(b"sat\n" + " ".join(map(str, sat.get_model() or [])).encode() + b"\n")
         else:
-            out.write(b"unsat\n")
+            out.write(b"unsat\n\n")
+        try:
+            counts = sat.accum_stats() or {}
+        except NotImplementedError:  # Kissat keeps none python-sat can read
+            counts = {}
+        out.write(json.dumps(counts).encode() + b"\n")
         out.flush()
     return 0
 

@@ -125,18 +125,19 @@ class SatEngine:
 
     def _solve_fresh(self, lits: list[int], fresh: dict):
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
-        and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`.
+        and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`. It
+        runs in a child process (`_solve_own`), so that stopping it is a kill, not a wait.
 
         With `fresh_solver` one of CHILD_SOLVERS (Kissat), two race: the run's own solver fresh
-        here and that one in a child process beside it, on a second core; the first answer is taken
-        and the other stopped. Neither is best everywhere: Kissat answered in 264 s a question
-        Glucose had left open for 45 minutes, and Glucose is 1.1 to 5 times faster on others."""
+        and that one, each in a child process, on two cores; the first answer is taken and the
+        other stopped. Neither is best everywhere: Kissat answered in 264 s a question Glucose had
+        left open for 45 minutes, and Glucose is 1.1 to 5 times faster on others."""
+        from smtpuzzles.engines import child
+
         self.solver.clear_interrupt()
         name = self.params.get("fresh_solver", self.params["solver"])
         if name not in CHILD_SOLVERS:
-            return self._solve_fresh_here(name, lits, fresh)
-        from smtpuzzles.engines import child
-
+            return self._solve_own(name, lits, fresh)
         race = _Race(child.ChildSolve(name, self._base, self._added, lits))
         with self._guard:
             self._running = race
@@ -158,7 +159,7 @@ class SatEngine:
         beside.start()
         answer = None
         try:
-            answer = self._solve_fresh_here(self.params["solver"], lits, fresh, race) if not self._stopped else None
+            answer = self._solve_own(self.params["solver"], lits, fresh, race) if not self._stopped else None
         finally:
             here_done.set()
             if self._stopped or answer is not None:
@@ -173,15 +174,48 @@ class SatEngine:
             fresh.setdefault("stats", {})["outside_failed"] = 1
         return answer
 
+    def _solve_own(self, name: str, lits: list[int], fresh: dict, race: "_Race | None" = None):
+        """`_solve_fresh` on solver `name` in a child process, stopped through `race` when given;
+        where the child cannot answer (no room for its clauses, no process to be had), in this
+        process instead (`_solve_fresh_here`)."""
+        from smtpuzzles.engines import child
+
+        solving = child.ChildSolve(name, self._base, self._added, lits, self._phases)
+        if not self._register(solving, race):
+            return None
+        try:
+            if self._stopped:  # stopped before it was registered
+                return None
+            try:
+                answer = solving.run()
+            except Exception as exc:  # noqa: BLE001 - asked in this process below
+                answer, solving.failure = None, f"{type(exc).__name__}: {exc}"
+        finally:
+            self._register(None, race)
+        if answer is not None:
+            fresh["model"], fresh["stats"] = solving.model, dict(solving.stats)
+            return answer
+        if solving.failure is None or self._stopped:  # stopped: no answer to give
+            return None
+        return self._solve_fresh_here(name, lits, fresh, race)
+
+    def _register(self, solver, race: "_Race | None") -> bool:
+        """`solver` as the one an interrupt stops (None: the run's own again); False when the race
+        was stopped before it could start."""
+        if race is not None:
+            return race.set_here(solver)
+        with self._guard:
+            self._running = self.solver if solver is None else solver
+        return True
+
     def _solve_fresh_here(self, name: str, lits: list[int], fresh: dict, race: "_Race | None" = None):
-        """`_solve_fresh` in this process, on solver `name`; stopped through `race` when given."""
+        """`_solve_fresh` in this process, on solver `name`; stopped through `race` when given (an
+        interrupt is seen between the solver's restarts: seconds to minutes on a long check)."""
         solver = solver_with_units(name, self._base, self._added, lits)
         try:
             if self._phases:
                 solver.set_phases(self._phases)
-            if race is None:
-                self._running = solver
-            elif not race.set_here(solver):
+            if not self._register(solver, race):
                 return None
             if self._stopped:  # stopped while it was being built
                 return None
@@ -190,11 +224,7 @@ class SatEngine:
             fresh["stats"] = dict(solver.accum_stats() or {})
             return answer
         finally:
-            if race is None:
-                with self._guard:
-                    self._running = self.solver
-            else:
-                race.set_here(None)
+            self._register(None, race)
             solver.delete()
 
     def settle(self, terms: Sequence[Term]) -> None:
