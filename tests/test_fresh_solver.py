@@ -123,6 +123,37 @@ def test_a_fresh_check_runs_in_a_child_and_its_interrupt_is_a_kill():
     timer.join()
     assert seen and "glucose4" in seen[0]
     assert answer.status == "unknown" and time.monotonic() - started < 10
+    assert answer.stats.get("fresh") == 1  # stopped, it still says it went fresh
+    assert children() == before
+
+
+@pytest.mark.parametrize("sent", ["SIGTERM", "SIGINT"])
+def test_a_stop_sent_to_the_whole_group_is_no_failure_to_ask_again(sent):
+    """A SIGTERM or SIGINT to the group reaches the child too: that is the run's stop, not a child
+    that failed, so the check is not built again in the run's process on the way out."""
+    import os
+    import signal
+
+    from smtpuzzles.engines.child import ChildSolve
+
+    before = children()
+    engine = make_engine("sat", pigeon_formula(12))
+    solving = ChildSolve("glucose4", engine._base, engine._added, [])
+    answers: list = []
+    racing = threading.Thread(target=lambda: answers.append(solving.run()))
+    racing.start()
+    deadline = time.monotonic() + 20
+    while len(children()) == len(before) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    child = next(line for line in children() if line not in before)
+    time.sleep(0.05 if sent == "SIGINT" else 1.0)  # SIGINT: as the child starts, before its main runs
+    os.kill(int(child.split()[0]), getattr(signal, sent))
+    racing.join(5 if sent == "SIGTERM" else 2)
+    if sent == "SIGINT":  # ignored from the fork on: still solving, until its parent stops it
+        assert racing.is_alive()
+        solving.interrupt()
+        racing.join(20)
+    assert answers == [None] and solving.failure is None
     assert children() == before
 
 

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from smtpuzzles.children import die_with_parent, python_child
 from smtpuzzles.engines import CHILD_SOLVERS, SAT_SOLVERS
@@ -71,7 +71,7 @@ class ChildSolve:
                     return None
                 self._child = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
                                                stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                               preexec_fn=die_with_parent)
+                                               preexec_fn=_child_start)
             try:
                 said, _ = self._child.communicate()
             finally:
@@ -79,9 +79,12 @@ class ChildSolve:
                     self._child.kill()
                     self._child.wait()
         status, model, counts = (said.split(b"\n") + [b"", b""])[:3]
-        if self._child.returncode != 0 or status not in (b"sat", b"unsat"):
-            if not self._stopped:  # killed to stop it is no failure
-                self.failure = f"its {self.solver} child ended with status {self._child.returncode}"
+        code = self._child.returncode
+        if code != 0 or status not in (b"sat", b"unsat"):
+            # Killed to stop it, or by a SIGINT or SIGTERM sent to the whole group (the run's
+            # stop, which its parent takes too): no failure, nothing to ask again.
+            if not self._stopped and code not in (-signal.SIGINT, -signal.SIGTERM):
+                self.failure = f"its {self.solver} child ended with status {code}"
             return None
         self.stats = _counts(counts)
         if status == b"sat":
@@ -90,11 +93,19 @@ class ChildSolve:
         return False
 
 
+def _child_start() -> None:
+    """In the child, between fork and exec: it dies with its parent, and a Ctrl-C sent to the group
+    is left to the parent from the start (an ignored signal stays ignored through exec, where main's
+    own SIG_IGN came only once the interpreter was up)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
 def _counts(line: bytes) -> dict[str, int]:
     """The statistics line: names and whole numbers only (anything else is left out)."""
     try:
         said = json.loads(line or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(said, dict):
         return {}
@@ -116,19 +127,26 @@ def _write(out, phases, base, added, units) -> None:
     chunk.tofile(out)
 
 
-def _read(source) -> tuple[list[int], list[list[int]]]:
+def _read(source) -> tuple[list[int], Iterator[list[int]]]:
+    """The phases and the clauses, the clauses made a chunk of ints at a time as the solver takes
+    them: held all at once as lists they cost 3.8 times the solver built from them (16x16)."""
     flat = array.array("i")
     flat.frombytes(source.read())
-    ints = flat.tolist()
-    phases, start = ints[1:1 + ints[0]], 1 + ints[0]
-    clauses, end_of = [], ints.index  # list.index finds each clause's 0 at C speed
-    try:
-        while True:
-            end = end_of(0, start)
-            clauses.append(ints[start:end])
-            start = end + 1
-    except ValueError:  # no 0 after the last clause
-        return phases, clauses
+    return flat[1:1 + flat[0]].tolist(), _clauses(flat, 1 + flat[0])
+
+
+def _clauses(flat: array.array, start: int, chunk: int = 1 << 20) -> Iterator[list[int]]:
+    left: list[int] = []  # a clause cut by the chunk's end
+    for at in range(start, len(flat), chunk):
+        ints = left + flat[at:at + chunk].tolist()
+        begin, end_of = 0, ints.index  # list.index finds each clause's 0 at C speed
+        try:
+            while True:
+                end = end_of(0, begin)
+                yield ints[begin:end]
+                begin = end + 1
+        except ValueError:  # no 0 left in this chunk
+            left = ints[begin:]
 
 
 def main(argv: list[str]) -> int:
@@ -137,7 +155,8 @@ def main(argv: list[str]) -> int:
         return 2
     # Ctrl-C is the parent's to take: it kills this child when it stops the race. A SIGINT sent to
     # the whole group (kill -INT -PGID) had ended the child alone, with pysat's own handler, and the
-    # race went on without it though the parent ignored SIGINT (started with `&`).
+    # race went on without it though the parent ignored SIGINT (started with `&`). Ignored from the
+    # fork on (_child_start); again here for a child started some other way.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from smtpuzzles.engines import sat_solver_class
 
@@ -145,7 +164,6 @@ def main(argv: list[str]) -> int:
     gc.disable()  # a list a clause and no cycles: collecting as they were made doubled the read
     phases, clauses = _read(sys.stdin.buffer)
     with Solver(name=solver, bootstrap_with=clauses) as sat:
-        del clauses
         if phases:
             sat.set_phases(phases)
         answer = sat.solve()

@@ -195,9 +195,12 @@ class SatEngine:
         if answer is not None:
             fresh["model"], fresh["stats"] = solving.model, dict(solving.stats)
             return answer
-        if solving.failure is None or self._stopped:  # stopped: no answer to give
+        if solving.failure is None or self._stopped:  # stopped: no answer, but the step says it went fresh
+            fresh.setdefault("stats", {})
             return None
-        return self._solve_fresh_here(name, lits, fresh, race)
+        answer = self._solve_fresh_here(name, lits, fresh, race)
+        fresh.setdefault("stats", {})["child_failed"] = 1  # asked here instead: the step says so
+        return answer
 
     def _register(self, solver, race: "_Race | None") -> bool:
         """`solver` as the one an interrupt stops (None: the run's own again); False when the race
