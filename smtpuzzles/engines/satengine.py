@@ -176,15 +176,13 @@ class SatEngine:
 
     def _solve_own(self, name: str, lits: list[int], fresh: dict, race: "_Race | None" = None):
         """`_solve_fresh` on solver `name` in a child process, stopped through `race` when given;
-        where the child cannot answer (no room for its clauses, no process to be had), in this
-        process instead (`_solve_fresh_here`)."""
+        where the child failed (no room for its clauses, no process to be had, a crash: the same
+        clauses then crash this process too), in this process instead (`_solve_fresh_here`)."""
         from smtpuzzles.engines import child
 
         solving = child.ChildSolve(name, self._base, self._added, lits, self._phases)
-        if not self._register(solving, race):
-            return None
         try:
-            if self._stopped:  # stopped before it was registered
+            if not self._register(solving, race) or self._stopped:  # stopped before it could start
                 return None
             try:
                 answer = solving.run()
