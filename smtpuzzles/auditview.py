@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -67,6 +68,9 @@ class ResolveProgress:
                     verb = "answered" if event["answer"] in ("sat", "unsat", "unknown") else "was"
                     say_line(f"audit: {escaped(event['query'])}: {event['solver']} {verb} {escaped(event['answer'])} "
                              f"in {event['seconds']:.1f} s", self.lines_to)
+                    if event.get("why"):  # a log read hours later must say why, not only at the report's end
+                        for line in textwrap.wrap(escaped(event["why"]), 78):
+                            say_line(f"  {line}", self.lines_to)
 
     def plain_line(self) -> str:
         """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""

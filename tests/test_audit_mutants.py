@@ -1025,7 +1025,7 @@ def test_no_proof_is_a_failure_only_when_the_query_is_satisfiable(run_of, monkey
     report = audit(run_dir, proof=True, progress=events.append)
     assert texts(report, "proof") == [(ok, words)]
     assert events[-1] == {"query": "certificate", "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done",
-                          "answer": "no proof", "seconds": 0.0}
+                          "answer": "no proof", "seconds": 0.0, "why": message}
 
 
 def test_nothing_to_prove_without_a_refutation(run_of):

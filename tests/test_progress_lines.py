@@ -113,6 +113,28 @@ def test_an_audit_proof_made_in_parts_says_which_part_it_is_on():
     assert "part 3/36" not in view.plain_line() and "1 done" in view.plain_line()
 
 
+def test_a_proof_that_could_not_be_made_says_why_in_the_log():
+    """The 16x16 audit's log said `reference: an LRAT proof was no proof in 7572.4 s` and nothing
+    more until the report at the end, hours later: the reason is on the lines after it, escaped,
+    each within 80 columns."""
+    import io
+
+    from smtpuzzles.auditview import ResolveProgress
+
+    out = io.StringIO()
+    view = ResolveProgress("runs/kingtour-x", lines_to=out)
+    key = {"query": "reference", "solver": "an LRAT proof"}
+    why = ("cadical-lrat's proof passed 33,285,996,544 bytes after 1900 s, more than the room left in the "
+           "temporary folder; no proof made \x1b[2J")
+    view({**key, "state": "started", "at": time.monotonic()})
+    view({**key, "state": "done", "answer": "no proof", "seconds": 7572.4, "why": why})
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "audit: reference: an LRAT proof was no proof in 7572.4 s"
+    assert " ".join(line.strip() for line in lines[2:]) == why.replace("\x1b", "\\x1b")
+    assert all(len(line) <= 80 and line.startswith("  ") for line in lines[2:]) and len(lines) > 3
+    assert "\x1b" not in out.getvalue()
+
+
 def test_an_audit_progress_line_names_the_run_briefly_so_its_news_fits_80_columns():
     """`[0:00:30] audit kingtour-2b3b9e3c41-20261201-081325: reference: part 2/144 done, 3 MB`
     was cut at 80 columns in the middle of its news: the run is named by puzzle and start time."""

@@ -175,7 +175,7 @@ def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, p
         made = proofs.prove(query, timeout=timeout)
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "state": "done", "answer": "no proof",
-              "seconds": 0.0})
+              "seconds": 0.0, "why": exc.message})
         return _no_proof(report, kind, exc)
     started = time.perf_counter()
     ok, message = proofs.check(query, made)
@@ -263,7 +263,7 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
             {"query": kind.query, "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "no proof",
-              "seconds": time.perf_counter() - started})
+              "seconds": time.perf_counter() - started, "why": exc.message})
         return _no_proof(report, kind, exc)
     tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "checked",
           "seconds": made.seconds})
