@@ -1220,3 +1220,34 @@ def test_a_stop_the_solver_call_missed_is_sent_again():
     value, why = run_interruptibly(work, lambda: stops.append(1), 0.1)
     assert why == "timeout" and value == "done" and len(stops) >= 2
     assert time.monotonic() - started < 3
+
+
+def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path):
+    """`kill` of a long `audit --proof` ended the process by SIGTERM's default (exit -15): the
+    prover's child killed with it, but its temporary folder, gigabytes of raw proof on large
+    boards, left behind. Now it is a Ctrl-C: exit 130, one line, nothing left in TMPDIR."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    record = root / "results" / "kingtour-b0f14a9274-20261201-085847"  # 10x10: its reference proof takes seconds
+    audit = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "audit", str(record), "--proof", "--progress-every", "0"],
+                             cwd=tmp_path, env={**os.environ, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(temporary.glob("smtpuzzles-proof-*/proof.txt")) and audit.poll() is None:
+            assert time.monotonic() < deadline, "no proof was started"
+            time.sleep(0.05)
+        audit.send_signal(signal.SIGTERM)
+        out, err = audit.communicate(timeout=60)
+    finally:
+        if audit.poll() is None:
+            audit.kill()
+    assert audit.returncode == 130, (audit.returncode, err)
+    assert err.strip().splitlines()[-1] == "smtpuzzles: interrupted" and "Traceback" not in err
+    assert list(temporary.iterdir()) == []

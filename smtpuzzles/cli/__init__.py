@@ -34,6 +34,8 @@ def main(argv=None) -> int:
             return exc.code if isinstance(exc.code, int) else 2
         ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
         run = command(args.command)
+        if args.command in PROVING and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
         if args.command != "solve":  # solve: once its run's modules are loaded, as the run starts
             start_up_over()
         return run(args)
@@ -60,6 +62,16 @@ def main(argv=None) -> int:
             raise
         print(f"smtpuzzles: internal error: {one_line(str(exc))}", file=sys.stderr)
         return 1
+
+
+# Commands that make proofs for hours, in children and temporary folders: a SIGTERM (kill, a
+# scheduler's limit) ends them as a Ctrl-C does, children killed and folders removed, where the
+# default left a prover's folder of gigabytes behind. solve and batch take SIGTERM themselves.
+PROVING = ("audit", "certify", "proofs")
+
+
+def _stop_as_ctrl_c(signum, frame):
+    raise KeyboardInterrupt
 
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load
