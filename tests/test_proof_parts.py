@@ -152,6 +152,18 @@ def test_a_proof_made_here_and_not_kept_is_checked_as_it_is_made():
         assert made.lrat == b"" and made.lemmas == whole.lemmas
 
 
+def test_a_part_past_a_stored_proof_s_caps_is_made_within_the_part_budget():
+    """The 16x16 record's reference formula has a part of more than 512 MB of LRAT, what the audit
+    reads of a stored proof: a part is never stored alone, so it answers to `part_budget` (the audit
+    stopped at part 166 of 256 with no proof); past that, one line names the cap."""
+    whole = proofs.certify_query(SMALL, split=1)
+    tight = proofs.ProofBudget(text_bytes=40)  # no part's text fits: the joined proof is not kept
+    made = proofs.certify_query(SMALL, split=1, budget=tight, keep=False)
+    assert made.lrat == b"" and made.lemmas == whole.lemmas
+    with pytest.raises(proofs.ProofError, match="more than 40 bytes of LRAT text"):
+        proofs.certify_query(SMALL, split=1, keep=False, part_budget=tight)
+
+
 def careless_weakening(monkeypatch) -> None:
     """Parts joined by a weakening that forgets the literal's negation in one lemma of each part."""
     real = parts._weakened
@@ -424,11 +436,9 @@ def test_a_link_left_at_a_temporary_name_is_never_written_through(tmp_path):
     assert victim.read_text() == "mine" and len(list(kept.glob("*.lrat.gz"))) == 3
 
 
-def test_a_kept_part_of_too_many_lemmas_is_made_again_not_read(tmp_path, monkeypatch):
-    """A part read back may hold no more lemmas than a checked proof may (its ids are memory)."""
+def test_a_kept_part_of_too_many_lemmas_is_made_again_not_read(tmp_path):
+    """A part read back may hold no more lemmas than a part may (its ids are memory)."""
     import gzip
-
-    from smtpuzzles.trusted import lrat
 
     made = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path)
     part = sorted(tmp_path.glob("*+1.lrat.gz"))[0]
@@ -438,9 +448,9 @@ def test_a_kept_part_of_too_many_lemmas_is_made_again_not_read(tmp_path, monkeyp
     taken = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
     assert "3 of them found" in said[-2] and taken.lemmas > 50  # within the cap: taken, its 52 lemmas
     part.write_bytes(gzip.compress(padding + b"57 -1 0 5 2 0\n58 0 57 1 0\n"))
-    monkeypatch.setattr(parts, "LRAT_LIMITS", lrat.Limits(lemmas=20))
     said = []
-    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append)
+    again = proofs.certify_query(SMALL, split=1, parts_dir=tmp_path, progress=said.append,
+                                 part_budget=proofs.ProofBudget(lemmas=20))
     assert again.lrat == made.lrat and "2 of them found" in said[-2]
 
 

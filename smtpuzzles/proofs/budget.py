@@ -28,3 +28,11 @@ class ProofBudget:
 
 
 BUDGET = ProofBudget()
+
+
+# One part of a proof made in parts (smtpuzzles.proofs.parts) is never stored alone: it is joined,
+# checked as it is joined and kept gzip in a parts folder, so a stored proof's caps do not fit it
+# (part 166 of the 16x16 record's reference formula: 1.19 GB of LRAT in 788,619 lemmas, CaDiCaL's
+# raw proof 4.0 GB). Made, trimmed and weakened, a part held about 4 bytes a byte of its text at the
+# peak (4.6 GB there), so its text cap bounds its memory.
+PART_BUDGET = ProofBudget(text_bytes=3 * GiB, lemmas=16_000_000)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from smtpuzzles.proofs.budget import BUDGET, ProofBudget
+from smtpuzzles.proofs.budget import BUDGET, PART_BUDGET, ProofBudget
 from smtpuzzles.proofs.checking import read_proof
 from smtpuzzles.proofs.child import CERTIFY_SOLVERS, DEFAULT_SOLVER, LRAT_SOLVER, cadical_lrat_solver
 from smtpuzzles.proofs.drup import check_drup, to_lrat
@@ -36,7 +36,7 @@ class Certified:
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
-                  keep: bool = True, parts_dir=None, observe=None) -> Certified:
+                  keep: bool = True, parts_dir=None, observe=None, part_budget: ProofBudget = PART_BUDGET) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.trusted.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -45,7 +45,8 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     the DRUP path below runs instead, with the reason in the returned solver's name.
     A DRUP solver (PROOF_SOLVERS): its proof is checked backwards (smtpuzzles.proofs.drup), the lemmas used
     are written as LRAT, and that is checked; slower, by a Python checker's pace.
-    Past a cap of `budget` (disk, memory, lemmas) there is no proof: a ProofError of one line.
+    Past a cap of `budget` (disk, memory, lemmas) there is no proof: a ProofError of one line; in
+    parts, `budget` caps the joined proof and `part_budget` each part.
 
     `split`, the number of a clause of the query (1 for the first): on the LRAT path the query is
     refuted once per literal of that clause, with the literal as a unit, and the parts joined into
@@ -76,7 +77,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     if solver == LRAT_SOLVER and split:
         lrat, checked, parts, found = certify_in_parts(
             query, split, timeout, say, started, budget, _proved_part, keep,
-            None if parts_dir is None else PartsStore(parts_dir, query), observe)
+            None if parts_dir is None else PartsStore(parts_dir, query), observe, part_budget)
         name = f"{name}, in {parts} parts"
     elif solver == LRAT_SOLVER:
         lrat, checked = _certify_lrat(query, timeout, say, started, budget)

@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
+from smtpuzzles.proofs.budget import PART_BUDGET
 from smtpuzzles.folders.bounded import read_gz
 from smtpuzzles.proofs.splits import Split, by_clause
 from smtpuzzles.trusted import lrat
@@ -47,14 +48,15 @@ class _OutOfTime(ProofError):
 
 
 def certify_in_parts(query: Dimacs, split: int | Split, timeout: float | None, say, started: float, budget, make_part,
-                     keep: bool = True, store: "PartsStore | None" = None, observe=None):
+                     keep: bool = True, store: "PartsStore | None" = None, observe=None, part_budget=PART_BUDGET):
     """(LRAT, verdict, parts, parts found in `store`) of Q refuted in parts along its clause number
     `split`, or by the cases of a `Split`. `make_part(part, seconds_left, budget)` proves one part
     (its LRAT, ids of Q then the cube's units); `observe(part, lrat, cube)`, when given, is shown
     each part's proof the joined one uses.
     Kept (`keep`), the joined text may be no larger than the budget's text (what the audit reads of
-    a stored proof); not kept, the checker holds Q and one part's lemmas at a time."""
-    join = _Join(query, split, timeout, say, started, budget, make_part, store, observe)
+    a stored proof); not kept, the checker holds Q and one part's lemmas at a time. Each part, made
+    or found, is bounded by `part_budget`, never stored alone."""
+    join = _Join(query, split, timeout, say, started, budget, make_part, store, observe, part_budget)
     try:
         return join.checked(keep, verify_found=False)
     except _FoundPartRejected as exc:
@@ -65,12 +67,13 @@ def certify_in_parts(query: Dimacs, split: int | Split, timeout: float | None, s
 class _Join:
     """One query's parts, joined and checked; `checked` may run twice (see the module's doc)."""
 
-    def __init__(self, query: Dimacs, split: int | Split, timeout, say, started, budget, make_part, store, observe):
+    def __init__(self, query: Dimacs, split: int | Split, timeout, say, started, budget, make_part, store, observe,
+                 part_budget):
         self.nvars, self.clauses = query.clause_list()
         self.split = split if isinstance(split, Split) else by_clause(self.clauses, split)
         self.cases = self.split.cases
         self.timeout, self.say, self.started, self.budget = timeout, say, started, budget
-        self.make_part, self.store, self.observe = make_part, store, observe
+        self.make_part, self.store, self.observe, self.part_budget = make_part, store, observe, part_budget
 
     def left(self) -> float | None:
         return None if self.timeout is None else self.timeout - (time.perf_counter() - self.started)
@@ -92,7 +95,7 @@ class _Join:
                     kept.clear()
                 if made["keep"]:
                     kept.append(text)
-                yield from text.splitlines()
+                yield from io.BytesIO(text)  # a line at a time: a part's list of lines was its size again
 
         left = self.left()
         deadline = None if left is None else time.monotonic() + max(0.0, left)
@@ -134,7 +137,7 @@ class _Join:
                 raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)", "proof")
             units_text = "".join(f"{lit} 0\n" for lit in cube)
             part = Dimacs(f"p cnf {nvars} {m + len(cube)}\n{body}{units_text}", nvars, m + len(cube))
-            stored = store.read(cube, self.budget) if store is not None else None
+            stored = store.read(cube, self.part_budget) if store is not None else None
             if stored is not None and verify_found:
                 alone = check_lrat(nvars, [*clauses, *([lit] for lit in cube)], stored, limits=limits,
                                    deadline=None if left is None else time.monotonic() + left)
@@ -145,7 +148,7 @@ class _Join:
             try:
                 if stored is None:
                     raise ProofError("no stored part", "proof")
-                text, unit, next_id_after = _weakened(stored, clauses, cube, next_id, lemmas=LRAT_LIMITS.lemmas,
+                text, unit, next_id_after = _weakened(stored, clauses, cube, next_id, lemmas=self.part_budget.lemmas,
                                                       deadline=None if left is None else time.monotonic() + left)
                 found += 1
                 kept_in, proof = store.path(cube), stored
@@ -153,7 +156,7 @@ class _Join:
                 raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)",
                                  "proof") from None
             except (ProofError, ValueError, IndexError):  # none kept, or not a proof of this part: made here
-                proof = self.make_part(part, left, self.budget)
+                proof = self.make_part(part, left, self.part_budget)
                 if store is not None and not store.write(cube, proof):
                     self.say(f"part {number} not kept in {store.folder}: {store.failure}")
                 text, unit, next_id_after = _weakened(proof, clauses, cube, next_id)
