@@ -63,9 +63,9 @@ def command() -> int:
         try:
             status = entry()
         finally:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command is done: only its end is left
-    except KeyboardInterrupt:  # one more Ctrl-C as entry ended
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+            _ignore_stops()  # the command is done: only its end is left
+    except KeyboardInterrupt:  # one more Ctrl-C (or SIGTERM, which audit takes as one) as entry ended
+        _ignore_stops()
         status = 130
     if status == 130:
         for stream in (sys.stdout, sys.stderr):
@@ -75,6 +75,11 @@ def command() -> int:
                 pass
         os._exit(130)
     return status
+
+
+def _ignore_stops() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _handled(status: int) -> int:

@@ -69,8 +69,9 @@ class ResolveProgress:
                     say_line(f"audit: {escaped(event['query'])}: {event['solver']} {verb} {escaped(event['answer'])} "
                              f"in {event['seconds']:.1f} s", self.lines_to)
                     if event.get("why"):  # a log read hours later must say why, not only at the report's end
-                        for line in textwrap.wrap(escaped(event["why"]), 78):
-                            say_line(f"  {line}", self.lines_to)
+                        # one write: the ticker's line never lands inside the reason
+                        say_line("\n".join(f"  {line}" for line in textwrap.wrap(escaped(event["why"]), 78)),
+                                 self.lines_to)
 
     def plain_line(self) -> str:
         """One line for a log (smtpuzzles.ticker): the folder, and what is being checked now."""

@@ -162,3 +162,36 @@ def test_a_failing_claims_proof_stops_the_reference_proof_and_stores_nothing(cli
     assert time.time() - started < 30  # it did not wait for the reference's minutes
     wait_for(lambda: children[0].poll() is not None, 5)
     assert (run_dir / "run.json").read_bytes() == before
+
+
+def test_stopping_a_background_proof_removes_its_scratch_folder_at_once(tmp_path, monkeypatch):
+    """A SIGTERM during the reference proof's trim (minutes on a large board, Python that never
+    looks at `stopping`) ended the process with the raw proof's folder left in TMPDIR: the exit
+    does not wait for the thread. `stop` removes the thread's scratch folders itself, and one asked
+    for after it is refused."""
+    import tempfile
+
+    from smtpuzzles.proofs.prover import BackgroundProof, scratch_folder
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    inside, release, later = threading.Event(), threading.Event(), {}
+
+    def work():
+        with scratch_folder("smtpuzzles-proof-") as folder:
+            (folder / "proof.txt").write_bytes(b"1 0 1 0\n" * 1000)
+            inside.set()
+            release.wait(30)  # the trim
+        try:
+            with scratch_folder("smtpuzzles-proof-"):
+                later["made"] = True
+        except proofs.ProofError as exc:
+            later["refused"] = exc.message
+
+    beside = BackgroundProof(work)
+    assert inside.wait(30)
+    beside.stop()
+    assert list(tmp_path.iterdir()) == []
+    release.set()
+    beside.result()
+    assert "made" not in later and "stopped" in later["refused"]
+    assert list(tmp_path.iterdir()) == []

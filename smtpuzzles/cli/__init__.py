@@ -71,6 +71,9 @@ PROVING = ("audit", "certify", "proofs")
 
 
 def _stop_as_ctrl_c(signum, frame):
+    # Once: a burst of SIGTERMs (a group's kill, a scheduler's) must not break into the cleanup
+    # the first one started (a later one left the prover's folder behind, 6 of 6 bursts).
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
 
 

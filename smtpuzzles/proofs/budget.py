@@ -33,6 +33,8 @@ BUDGET = ProofBudget()
 # One part of a proof made in parts (smtpuzzles.proofs.parts) is never stored alone: it is joined,
 # checked as it is joined and kept gzip in a parts folder, so a stored proof's caps do not fit it
 # (part 166 of the 16x16 record's reference formula: 1.19 GB of LRAT in 788,619 lemmas, CaDiCaL's
-# raw proof 4.0 GB). Made, trimmed and weakened, a part held about 4 bytes a byte of its text at the
-# peak (4.6 GB there), so its text cap bounds its memory.
-PART_BUDGET = ProofBudget(text_bytes=3 * GiB, lemmas=16_000_000)
+# raw proof 4.0 GB; 4.6 GB of memory at the peak, made, trimmed and weakened). A part costs about
+# 4 bytes of memory a byte of long lemmas, and about 260 bytes a lemma of short ones (a crafted
+# kept part), so these caps hold one part near 8 GB and the two proofs the audit makes side by
+# side within this machine's 24 GB.
+PART_BUDGET = ProofBudget(text_bytes=2 * GiB, lemmas=8_000_000)

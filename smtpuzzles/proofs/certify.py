@@ -10,14 +10,13 @@ from __future__ import annotations
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from smtpuzzles.proofs.budget import BUDGET, PART_BUDGET, ProofBudget
 from smtpuzzles.proofs.checking import read_proof
 from smtpuzzles.proofs.child import CERTIFY_SOLVERS, DEFAULT_SOLVER, LRAT_SOLVER, cadical_lrat_solver
 from smtpuzzles.proofs.drup import check_drup, to_lrat
 from smtpuzzles.proofs.parts import PartsStore, certify_in_parts
-from smtpuzzles.proofs.prover import Proof, refute, run_prover
+from smtpuzzles.proofs.prover import Proof, refute, run_prover, scratch_folder
 from smtpuzzles.proofs.trim import trim_lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError
 from smtpuzzles.trusted.lrat import check_lrat
@@ -92,8 +91,8 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
 
 def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, budget: ProofBudget):
     # CaDiCaL's raw proof (gigabytes on large queries) stays on disk; only what is kept is read in.
-    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-        raw, _ = run_prover(query, LRAT_SOLVER, timeout, Path(tmp), budget.disk_bytes)
+    with scratch_folder("smtpuzzles-proof-") as tmp:
+        raw, _ = run_prover(query, LRAT_SOLVER, timeout, tmp, budget.disk_bytes)
         say(f"trimming CaDiCaL's {raw.stat().st_size / 1e6:.1f} MB LRAT proof")  # to the lemmas the refutation used
         try:
             lrat = trim_lrat(raw, query.clauses, budget=budget)
@@ -110,8 +109,8 @@ def _certify_lrat(query: Dimacs, timeout: float | None, say, started: float, bud
 
 def _proved_part(part: Dimacs, left: float | None, budget: ProofBudget) -> bytes:
     """A part's LRAT proof, made by CaDiCaL in a child and trimmed to what its empty clause rests on."""
-    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-        raw, _ = run_prover(part, LRAT_SOLVER, left, Path(tmp), budget.disk_bytes)
+    with scratch_folder("smtpuzzles-proof-") as tmp:
+        raw, _ = run_prover(part, LRAT_SOLVER, left, tmp, budget.disk_bytes)
         try:
             return trim_lrat(raw, part.clauses, budget=budget)
         except ValueError:

@@ -18,11 +18,10 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from smtpuzzles.children import die_with_parent
 from smtpuzzles.errors import InputError
-from smtpuzzles.proofs.prover import BackgroundProof
+from smtpuzzles.proofs.prover import BackgroundProof, scratch_folder
 from smtpuzzles.trusted.dimacs import Dimacs
 
 ACCEPTED = b"s VERIFIED UNSAT"
@@ -116,8 +115,8 @@ def _last_lines(handle) -> list[bytes]:
 def check(checker: ExternalChecker, query: Dimacs, lrat, timeout: float | None) -> tuple[bool | None, str]:
     """The checker on a query and its LRAT proof (bytes, or an iterable of lines without their
     newlines, as a stored proof is streamed), written to temporary files."""
-    with tempfile.TemporaryDirectory(prefix="smtpuzzles-checker-") as tmp:
-        cnf, proof = Path(tmp) / "formula.cnf", Path(tmp) / "proof.lrat"
+    with scratch_folder("smtpuzzles-checker-") as tmp:
+        cnf, proof = tmp / "formula.cnf", tmp / "proof.lrat"
         cnf.write_bytes(query.data)
         with open(proof, "wb") as handle:
             write_proof(handle, lrat)

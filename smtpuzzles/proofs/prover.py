@@ -5,6 +5,7 @@ that two solver children run at once on two cores."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import shutil
 import subprocess
@@ -45,10 +46,28 @@ def refute(query: Dimacs, solver: str, timeout: float | None,
             max_bytes: int | None = None) -> tuple[bytes, str, float]:
     """(proof text, solver, wall seconds) from `python -m smtpuzzles.proofs.child SOLVER` on the query; the
     text is read whole, so it is refused past `max_bytes` (MAX_PROOF_BYTES: what `check` reads)."""
-    with tempfile.TemporaryDirectory(prefix="smtpuzzles-proof-") as tmp:
-        path, seconds = run_prover(query, solver, timeout, Path(tmp),
+    with scratch_folder("smtpuzzles-proof-") as tmp:
+        path, seconds = run_prover(query, solver, timeout, tmp,
                                     MAX_PROOF_BYTES if max_bytes is None else max_bytes)
         return path.read_bytes(), solver, seconds
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str):
+    """A temporary folder for a proof's files (a raw proof can be gigabytes). Made in a
+    BackgroundProof's thread, it is also removed by `stop`: a Ctrl-C or SIGTERM ends the process
+    without waiting for that thread, which may be minutes into a trim of what the folder holds."""
+    owner = BackgroundProof.of_this_thread()
+    if owner is not None and owner.stopping:
+        raise ProofError("the proof was stopped: the proof beside it failed or was interrupted", "proof")
+    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as tmp:
+        if owner is not None:
+            owner.keep_clean(tmp)
+        try:
+            yield Path(tmp)
+        finally:
+            if owner is not None:
+                owner.keep_clean(tmp, done=True)
 
 
 PROOF_FILE_POLL = 0.25  # seconds between looks at the size of the proof a child is writing
@@ -112,6 +131,7 @@ class BackgroundProof:
     def __init__(self, work):
         self.stopping = False
         self._child = None
+        self._folders: set[str] = set()  # its scratch folders, removed by `stop`
         self._lock = threading.Lock()
         self._box: dict = {}
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
@@ -138,15 +158,24 @@ class BackgroundProof:
         if stopping:
             child.kill()
 
+    def keep_clean(self, folder: str, done: bool = False) -> None:
+        with self._lock:
+            (self._folders.discard if done else self._folders.add)(folder)
+            stopping = self.stopping
+        if stopping and not done:
+            shutil.rmtree(folder, ignore_errors=True)
+
     def stop(self) -> None:
-        """Kill the child and return at once: a trim or check under way in the thread (Python,
-        seconds to minutes on a large proof) ends on its own, its result unused; the thread is a
-        daemon, so it never holds up the process's exit."""
+        """Kill the child, remove the thread's scratch folders and return at once: a trim or check
+        under way in the thread (Python, seconds to minutes on a large proof) ends on its own, its
+        result unused; the thread is a daemon, so it never holds up the process's exit."""
         with self._lock:
             self.stopping = True
-            child = self._child
+            child, folders = self._child, list(self._folders)
         if child is not None and child.poll() is None:
             child.kill()
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
         self._thread.join(0.5)
 
     def result(self):
