@@ -717,16 +717,20 @@ def test_the_caps_on_literals_visited_are_looked_at_every_2_20_visits(wide_proof
 
 def test_the_cap_on_literals_visited_per_byte_of_proof(wide_proof):
     """Past `free_visits`, a proof may look at `visits_per_byte` literals per byte read so far (each
-    line's bytes and one more): at the first look (lemma 513) exactly at that allowance passes, one
-    visit past it is refused."""
+    line's bytes, its newline counted once: it was counted twice for lines that came with theirs):
+    at the first look (lemma 513) exactly at that allowance passes, one visit past it is refused;
+    the same lines given without their newlines are read as the same bytes."""
     first = 513 * WIDE
-    read = sum(len(line) + 1 for line in wide_proof[:513])
+    read = sum(len(line) for line in wide_proof[:513])  # each line ends with its newline
     verdict = check_wide(wide_proof[:513], limits=Limits(free_visits=first - 3 * read, visits_per_byte=3))
     assert verdict.ok is False and not verdict.over_limit and verdict.lemmas == 513, verdict
     verdict = check_wide(wide_proof[:513], limits=Limits(free_visits=first - 3 * read - 1, visits_per_byte=3))
     assert verdict.ok is False and verdict.over_limit and verdict.lemmas == 512, verdict
     assert verdict.message == (f"proof line 513: checking the hints looks at {first:,} literals, more than 3 per byte of "
                                "proof: hints naming very wide clauses")
+    bare = [line.rstrip(b"\n") for line in wide_proof[:513]]
+    assert check_wide(bare, limits=Limits(free_visits=first - 3 * read, visits_per_byte=3)).over_limit is False
+    assert check_wide(bare, limits=Limits(free_visits=first - 3 * read - 1, visits_per_byte=3)).over_limit is True
     assert check_wide(wide_proof[:513]).over_limit is False  # the defaults: 10 million free
 
 

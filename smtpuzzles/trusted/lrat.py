@@ -114,7 +114,7 @@ class _Checker:
                 raise LratLimitError(f"{where}: the proof has more than {limits.lines:,} lines")
             if len(line) > limits.line_bytes:
                 raise LratLimitError(f"{where}: longer than {limits.line_bytes:,} bytes")
-            self.bytes += len(line) + 1
+            self.bytes += len(line) + (not line.endswith(b"\n"))  # a line's newline counted once, given or not
             if number % 1024 == 0 and self.deadline is not None and time.monotonic() > self.deadline:
                 raise _OutOfTime
             line = line.strip()
