@@ -103,19 +103,27 @@ def solve_text(text: str, solver: str) -> str:
     raise ValueError(f"unknown solver {solver!r}")
 
 
-def solve_in_subprocess(text: str, solver: str, timeout: float | None = None) -> tuple[str, float]:
-    """(answer, seconds) from a fresh Python process; errors come back as `error: ...`."""
+def solve_in_subprocess(text: str, solver: str, timeout: float | None = None, watch=None) -> tuple[str, float]:
+    """(answer, seconds) from a fresh Python process; errors come back as `error: ...`. `watch`,
+    when given, is handed the child as it starts (a Ctrl-C of the audit kills it from there)."""
     started = time.perf_counter()
+    child = subprocess.Popen(python_child("smtpuzzles.smtlib", "--solver", solver), stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
     try:
-        done = subprocess.run(python_child("smtpuzzles.smtlib", "--solver", solver),
-                              input=text.encode(), capture_output=True, timeout=timeout, preexec_fn=die_with_parent)
+        if watch is not None:
+            watch(child)
+        out, err = child.communicate(text.encode(), timeout=timeout)
     except subprocess.TimeoutExpired:
         return "unknown (timeout)", time.perf_counter() - started
+    finally:  # a timeout, an interrupt: never leave the solver running
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
     seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        last = (done.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+    if child.returncode != 0:
+        last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
         return f"error: {last}", seconds
-    return done.stdout.decode().strip(), seconds
+    return out.decode().strip(), seconds
 
 
 def read_query(path: Path) -> str:

@@ -842,7 +842,7 @@ class FakeSolvers:
     def __init__(self, answers: dict, installed=("z3", "cvc5")):
         self.answers, self.installed, self.calls = answers, installed, []
 
-    def solve(self, text, solver, timeout):
+    def solve(self, text, solver, timeout, watch=None):
         self.calls.append((text, solver, timeout))
         return self.answers[solver], 0.123456
 
@@ -1575,7 +1575,7 @@ def test_re_solves_run_at_most_jobs_at_a_time(run_of, monkeypatch, jobs, most):
 
     lock, running, peak = threading.Lock(), [0], [0]
 
-    def solve(text, solver, timeout):
+    def solve(text, solver, timeout, watch=None):
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])

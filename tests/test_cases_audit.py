@@ -166,7 +166,7 @@ class Solvers:
     def __init__(self):
         self.calls: list[tuple[str, str]] = []
 
-    def solve(self, text, solver, timeout):
+    def solve(self, text, solver, timeout, watch=None):
         self.calls.append((text, solver))
         return "unsat", 0.01
 

@@ -1251,3 +1251,37 @@ def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path):
     assert audit.returncode == 130, (audit.returncode, err)
     assert err.strip().splitlines()[-1] == "smtpuzzles: interrupted" and "Traceback" not in err
     assert list(temporary.iterdir()) == []
+
+
+def test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish(tmp_path):
+    """`audit --resolve` on the 12x12 record asks z3 and cvc5 its closing query (20 and 40 minutes
+    of solving): a SIGTERM or Ctrl-C waited for both solvers, and then asked every query still
+    queued, since the pool's exit waits for its work. Now the solvers are killed: exit 130 at once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    record = root / "results" / "kingtour-2b3b523e65-20261201-081325"
+    audit = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "audit", str(record), "--resolve", "--progress-every", "0"],
+                             cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)}, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        said = ""
+        while "re-solving" not in said:
+            line = audit.stderr.readline()
+            assert line, "the audit ended before it re-solved anything"
+            said += line
+        time.sleep(1.0)  # the solvers' children are running
+        asked = time.monotonic()
+        audit.send_signal(signal.SIGTERM)
+        out, err = audit.communicate(timeout=60)
+        took = time.monotonic() - asked
+    finally:
+        if audit.poll() is None:
+            audit.kill()
+    assert audit.returncode == 130, (audit.returncode, said + err)
+    assert err.strip().splitlines()[-1] == "smtpuzzles: interrupted" and "Traceback" not in err
+    assert "was error" not in err  # a solver killed to stop the audit answered nothing
+    assert took < 15, took

@@ -7,6 +7,7 @@ cubes; with `all`, every recorded UNSAT step's claim too (a tree step's by its c
 from __future__ import annotations
 
 import importlib.util
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -109,12 +110,22 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
 
 def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, progress):
     tell = progress or (lambda event: None)
+    stopping, children, lock = threading.Event(), set(), threading.Lock()
+
+    def watch(child) -> None:
+        with lock:
+            children.add(child)
+        if stopping.is_set():
+            child.kill()
 
     def one(item):
         label, text, solver = item
+        if stopping.is_set():  # a queued query after a Ctrl-C: never started
+            return "interrupted", 0.0
         tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
-        answer, seconds = solve_in_subprocess(text, solver, timeout)
-        tell({"query": label, "solver": solver, "state": "done", "answer": answer, "seconds": seconds})
+        answer, seconds = solve_in_subprocess(text, solver, timeout, watch)
+        if not stopping.is_set():  # a solver killed to stop the audit answered nothing
+            tell({"query": label, "solver": solver, "state": "done", "answer": answer, "seconds": seconds})
         return answer, seconds
 
     if scheduler:
@@ -125,5 +136,18 @@ def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, 
             tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
         futures = [client.submit(solve_in_subprocess, text, solver, timeout, pure=False) for _, text, solver in work]
         return client.gather(futures)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each job is its own process
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))  # each job is its own process
+    try:
         return list(pool.map(one, work))
+    except BaseException:
+        # A Ctrl-C or SIGTERM: the solvers under way are killed and the queued queries dropped, where
+        # the pool's exit waited for every one of them (hours without --time-limit).
+        stopping.set()
+        with lock:
+            running = list(children)
+        for child in running:
+            if child.poll() is None:
+                child.kill()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
