@@ -308,6 +308,7 @@ SLOW = {
     "tests/test_cubes.py::test_cubes_on_a_local_dask_cluster_give_the_same_number_and_an_auditing_ledger",
     "tests/test_failure_paths.py::test_ctrl_c_at_any_moment_of_a_z3_run_leaves_no_traceback",
     "tests/test_failure_paths.py::test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does",
+    "tests/test_failure_paths.py::test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish",
     "tests/test_hostile_round2.py::test_1_a_proof_past_the_text_cap_is_refused_before_it_is_checked",
     "tests/test_hostile_round2.py::test_1_half_a_megabyte_of_comment_lines_is_refused_in_bounded_memory",
     "tests/test_hostile_round2.py::test_3_any_control_character_or_markup_in_a_name_is_escaped_on_every_printed_path",
