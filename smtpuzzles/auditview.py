@@ -199,7 +199,12 @@ def run_proofs_command(args) -> int:
     audit_args = argparse.Namespace(**{**vars(args), "run_dir": [args.run_dir], "proof": "certificate", "resolve": None,
                                        "solver": None, "jobs": 2, "scheduler": None})
     reports: list[Report] = []
-    code = run_audit_command(audit_args, sinks=(files,), reports=reports)
+    try:
+        code = run_audit_command(audit_args, sinks=(files,), reports=reports)
+    except KeyboardInterrupt:  # what was written stays, for a look, but it is no set of proofs to check
+        print(escaped(f"{files.folder} is incomplete: no README.txt or check.sh;"), file=sys.stderr)
+        print("remove it to ask again", file=sys.stderr)
+        raise
     written = files.finish(reports[-1], args.run_dir) if reports else 0
     # Two lines, each within 80 columns but for a long folder name.
     print(escaped(f"wrote {written} files to {files.folder}"), file=sys.stderr)

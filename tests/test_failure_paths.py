@@ -1222,10 +1222,12 @@ def test_a_stop_the_solver_call_missed_is_sent_again():
     assert time.monotonic() - started < 3
 
 
-def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path):
+@pytest.mark.parametrize("command", ["audit", "proofs"])
+def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path, command):
     """`kill` of a long `audit --proof` ended the process by SIGTERM's default (exit -15): the
     prover's child killed with it, but its temporary folder, gigabytes of raw proof on large
-    boards, left behind. Now it is a Ctrl-C: exit 130, one line, nothing left in TMPDIR."""
+    boards, left behind. Now it is a Ctrl-C: exit 130, one line, nothing left in TMPDIR; `proofs`
+    says its folder is incomplete."""
     import os
     import signal
     import subprocess
@@ -1235,7 +1237,8 @@ def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path):
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     record = root / "results" / "kingtour-b0f14a9274-20261201-085847"  # 10x10: its reference proof takes seconds
-    audit = subprocess.Popen([sys.executable, "-m", "smtpuzzles", "audit", str(record), "--proof", "--progress-every", "0"],
+    asked = ["audit", str(record), "--proof"] if command == "audit" else ["proofs", str(record), "--out", "written"]
+    audit = subprocess.Popen([sys.executable, "-m", "smtpuzzles", *asked, "--progress-every", "0"],
                              cwd=tmp_path, env={**os.environ, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
@@ -1251,6 +1254,10 @@ def test_a_sigterm_ends_an_audit_making_a_proof_as_a_ctrl_c_does(tmp_path):
     assert audit.returncode == 130, (audit.returncode, err)
     assert err.strip().splitlines()[-1] == "smtpuzzles: interrupted" and "Traceback" not in err
     assert list(temporary.iterdir()) == []
+    if command == "proofs":
+        assert err.strip().splitlines()[-3:-1] == ["written is incomplete: no README.txt or check.sh;",
+                                                   "remove it to ask again"]
+        assert not (tmp_path / "written" / "check.sh").exists()
 
 
 def test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish(tmp_path):
@@ -1285,3 +1292,33 @@ def test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish(
     assert err.strip().splitlines()[-1] == "smtpuzzles: interrupted" and "Traceback" not in err
     assert "was error" not in err  # a solver killed to stop the audit answered nothing
     assert took < 15, took
+
+
+def test_a_sigterm_lost_in_a_finaliser_is_sent_again():
+    """A KeyboardInterrupt raised inside a finaliser is dropped by Python (the unraisable hook): a
+    SIGTERM to `proofs` that landed in one let the command run to its end, exit 0, with SIGTERM
+    then ignored. The hook sends a SIGTERM whose interrupt was not seen again; nothing else."""
+    import signal
+    import types
+
+    from smtpuzzles import __main__ as entry_point
+    from smtpuzzles import cli
+
+    lost = types.SimpleNamespace(exc_value=KeyboardInterrupt(), exc_type=KeyboardInterrupt, exc_traceback=None,
+                                 err_msg=None, object=None)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        signal.signal(signal.SIGTERM, cli._stop_as_ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGTERM)  # the first: taken, and SIGTERM ignored from then on
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        with pytest.raises(KeyboardInterrupt):  # ... but this one was lost in a finaliser: sent again
+            entry_point._quiet_about_ctrl_c(lost)
+            time.sleep(0.5)
+        cli._stop_seen()  # main saw this one
+        entry_point._quiet_about_ctrl_c(lost)  # a Ctrl-C's, or one main has seen: nothing sent
+        time.sleep(0.2)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+    finally:
+        cli._stop_seen()
+        signal.signal(signal.SIGTERM, previous)

@@ -51,6 +51,7 @@ def main(argv=None) -> int:
         print(f"smtpuzzles: error: {escaped(exc.filename)}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _stop_seen()
         if common.THE_COMMAND:  # the run is sealed: a burst's later Ctrl-Cs must not interrupt the way out
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("smtpuzzles: interrupted", file=sys.stderr)
@@ -73,8 +74,27 @@ PROVING = ("audit", "certify", "proofs")
 def _stop_as_ctrl_c(signum, frame):
     # Once: a burst of SIGTERMs (a group's kill, a scheduler's) must not break into the cleanup
     # the first one started (a later one left the prover's folder behind, 6 of 6 bursts).
+    global _STOP_PENDING
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _STOP_PENDING = True
     raise KeyboardInterrupt
+
+
+_STOP_PENDING = False  # a SIGTERM's KeyboardInterrupt raised and not yet seen by `main`
+
+
+def _stop_seen() -> None:
+    global _STOP_PENDING
+    _STOP_PENDING = False
+
+
+def stop_lost() -> None:
+    """Called by the unraisable hook for a KeyboardInterrupt raised inside a finaliser, where
+    Python drops it (a SIGTERM to `proofs` once let it run to the end): a SIGTERM whose
+    interrupt `main` has not seen is sent again, so the command still stops."""
+    if _STOP_PENDING and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
+        signal.raise_signal(signal.SIGTERM)
 
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load
