@@ -1294,31 +1294,47 @@ def test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish(
     assert took < 15, took
 
 
-def test_a_sigterm_lost_in_a_finaliser_is_sent_again():
+def test_after_a_sigterm_lost_in_a_finaliser_the_next_one_is_taken():
     """A KeyboardInterrupt raised inside a finaliser is dropped by Python (the unraisable hook): a
-    SIGTERM to `proofs` that landed in one let the command run to its end, exit 0, with SIGTERM
-    then ignored. The hook sends a SIGTERM whose interrupt was not seen again; nothing else."""
+    SIGTERM to `proofs` that landed in one let the command run to its end, exit 0, and every later
+    SIGTERM was ignored (taken once). Now the next one is taken; a burst's are still ignored while
+    the first is under way, and another lost interrupt (a Ctrl-C's) changes nothing."""
     import signal
     import types
 
     from smtpuzzles import __main__ as entry_point
     from smtpuzzles import cli
 
-    lost = types.SimpleNamespace(exc_value=KeyboardInterrupt(), exc_type=KeyboardInterrupt, exc_traceback=None,
-                                 err_msg=None, object=None)
+    def lost(exc):
+        return types.SimpleNamespace(exc_value=exc, exc_type=type(exc), exc_traceback=None, err_msg=None, object=None)
+
     previous = signal.getsignal(signal.SIGTERM)
     try:
-        signal.signal(signal.SIGTERM, cli._stop_as_ctrl_c)
+        cli._take_sigterm()
+        with pytest.raises(KeyboardInterrupt) as first:
+            signal.raise_signal(signal.SIGTERM)  # taken
+        signal.raise_signal(signal.SIGTERM)  # a burst's next: ignored
+        entry_point._quiet_about_ctrl_c(lost(KeyboardInterrupt()))  # not the SIGTERM's: nothing changes
+        signal.raise_signal(signal.SIGTERM)
+        entry_point._quiet_about_ctrl_c(lost(first.value))  # the SIGTERM's was lost in a finaliser
         with pytest.raises(KeyboardInterrupt):
-            signal.raise_signal(signal.SIGTERM)  # the first: taken, and SIGTERM ignored from then on
-        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
-        with pytest.raises(KeyboardInterrupt):  # ... but this one was lost in a finaliser: sent again
-            entry_point._quiet_about_ctrl_c(lost)
-            time.sleep(0.5)
-        cli._stop_seen()  # main saw this one
-        entry_point._quiet_about_ctrl_c(lost)  # a Ctrl-C's, or one main has seen: nothing sent
-        time.sleep(0.2)
-        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+            signal.raise_signal(signal.SIGTERM)  # so the next is taken
+        cli._stop_seen()  # main saw it
+        signal.raise_signal(signal.SIGTERM)  # ignored from then on
     finally:
-        cli._stop_seen()
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_an_audit_run_in_process_leaves_sigterm_as_it_found_it(capsys):
+    """main() is also called in a caller's own process: the SIGTERM handler the proving commands
+    install is theirs while they run, not the caller's after."""
+    import signal
+
+    from smtpuzzles.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert main(["audit", str(root / "results" / "kingtour-e407aacd91-20261201-025753"), "--progress-every", "0"]) == 0
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    assert main(["audit", "no-such-folder", "--progress-every", "0"]) == 2
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

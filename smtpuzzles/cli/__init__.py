@@ -35,10 +35,14 @@ def main(argv=None) -> int:
         ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
         run = command(args.command)
         if args.command in PROVING and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
+            _take_sigterm()
         if args.command != "solve":  # solve: once its run's modules are loaded, as the run starts
             start_up_over()
-        return run(args)
+        try:
+            return run(args)
+        finally:  # as it was for whoever called main in its own process (a taken SIGTERM: later ones ignored)
+            if signal.getsignal(signal.SIGTERM) is _stop_as_ctrl_c and _STOP == "armed":
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -74,27 +78,37 @@ PROVING = ("audit", "certify", "proofs")
 def _stop_as_ctrl_c(signum, frame):
     # Once: a burst of SIGTERMs (a group's kill, a scheduler's) must not break into the cleanup
     # the first one started (a later one left the prover's folder behind, 6 of 6 bursts).
-    global _STOP_PENDING
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _STOP_PENDING = True
-    raise KeyboardInterrupt
+    global _STOP, _RAISED
+    if _STOP != "armed":
+        return
+    _STOP, _RAISED = "raised", KeyboardInterrupt()
+    raise _RAISED
 
 
-_STOP_PENDING = False  # a SIGTERM's KeyboardInterrupt raised and not yet seen by `main`
+_STOP = "armed"  # "raised": a SIGTERM's KeyboardInterrupt not yet seen by `main`; "seen": it was
+_RAISED: BaseException | None = None
+
+
+def _take_sigterm() -> None:
+    global _STOP
+    _STOP = "armed"
+    signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
 
 
 def _stop_seen() -> None:
-    global _STOP_PENDING
-    _STOP_PENDING = False
+    global _STOP
+    if _STOP == "raised":
+        _STOP = "seen"
 
 
-def stop_lost() -> None:
-    """Called by the unraisable hook for a KeyboardInterrupt raised inside a finaliser, where
-    Python drops it (a SIGTERM to `proofs` once let it run to the end): a SIGTERM whose
-    interrupt `main` has not seen is sent again, so the command still stops."""
-    if _STOP_PENDING and signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
-        signal.raise_signal(signal.SIGTERM)
+def stop_lost(exc: BaseException) -> None:
+    """Called by the unraisable hook for a KeyboardInterrupt raised inside a finaliser, where Python
+    drops it (a SIGTERM to `proofs` once let it run to its end, exit 0): when it was the SIGTERM's,
+    the next SIGTERM is taken again, where it would have been ignored. Sending it again from here
+    was tried: the interrupt sent landed in the cleanup of a temporary folder and left it behind."""
+    global _STOP
+    if _STOP == "raised" and exc is _RAISED:
+        _STOP = "armed"
 
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load
