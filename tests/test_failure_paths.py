@@ -1319,8 +1319,7 @@ def test_after_a_sigterm_lost_in_a_finaliser_the_next_one_is_taken():
         entry_point._quiet_about_ctrl_c(lost(first.value))  # the SIGTERM's was lost in a finaliser
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGTERM)  # so the next is taken
-        cli._stop_seen()  # main saw it
-        signal.raise_signal(signal.SIGTERM)  # ignored from then on
+        signal.raise_signal(signal.SIGTERM)  # main sees that one: ignored from then on
     finally:
         signal.signal(signal.SIGTERM, previous)
 

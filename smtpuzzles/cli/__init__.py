@@ -41,7 +41,7 @@ def main(argv=None) -> int:
         try:
             return run(args)
         finally:  # as it was for whoever called main in its own process (a taken SIGTERM: later ones ignored)
-            if signal.getsignal(signal.SIGTERM) is _stop_as_ctrl_c and _STOP == "armed":
+            if signal.getsignal(signal.SIGTERM) is _stop_as_ctrl_c and _RAISED is None:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
@@ -55,7 +55,6 @@ def main(argv=None) -> int:
         print(f"smtpuzzles: error: {escaped(exc.filename)}: {exc.strerror or exc.__class__.__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        _stop_seen()
         if common.THE_COMMAND:  # the run is sealed: a burst's later Ctrl-Cs must not interrupt the way out
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("smtpuzzles: interrupted", file=sys.stderr)
@@ -78,27 +77,20 @@ PROVING = ("audit", "certify", "proofs")
 def _stop_as_ctrl_c(signum, frame):
     # Once: a burst of SIGTERMs (a group's kill, a scheduler's) must not break into the cleanup
     # the first one started (a later one left the prover's folder behind, 6 of 6 bursts).
-    global _STOP, _RAISED
-    if _STOP != "armed":
+    global _RAISED
+    if _RAISED is not None:
         return
-    _STOP, _RAISED = "raised", KeyboardInterrupt()
+    _RAISED = KeyboardInterrupt()
     raise _RAISED
 
 
-_STOP = "armed"  # "raised": a SIGTERM's KeyboardInterrupt not yet seen by `main`; "seen": it was
-_RAISED: BaseException | None = None
+_RAISED: BaseException | None = None  # the SIGTERM's KeyboardInterrupt, once one was taken
 
 
 def _take_sigterm() -> None:
-    global _STOP
-    _STOP = "armed"
+    global _RAISED
+    _RAISED = None
     signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
-
-
-def _stop_seen() -> None:
-    global _STOP
-    if _STOP == "raised":
-        _STOP = "seen"
 
 
 def stop_lost(exc: BaseException) -> None:
@@ -106,9 +98,9 @@ def stop_lost(exc: BaseException) -> None:
     drops it (a SIGTERM to `proofs` once let it run to its end, exit 0): when it was the SIGTERM's,
     the next SIGTERM is taken again, where it would have been ignored. Sending it again from here
     was tried: the interrupt sent landed in the cleanup of a temporary folder and left it behind."""
-    global _STOP
-    if _STOP == "raised" and exc is _RAISED:
-        _STOP = "armed"
+    global _RAISED
+    if exc is _RAISED:
+        _RAISED = None
 
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load

@@ -31,8 +31,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from smtpuzzles.errors import LedgerError
-from smtpuzzles.proofs.budget import PART_BUDGET
 from smtpuzzles.folders.bounded import read_gz
+from smtpuzzles.proofs.budget import PART_BUDGET
 from smtpuzzles.proofs.splits import Split, by_clause
 from smtpuzzles.trusted import lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, clause_lines
