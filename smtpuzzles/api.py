@@ -101,12 +101,13 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
 @_one_line
 def audit(run_dir: str | Path, *, proof: bool | str = False, resolve: bool | str = False, solvers=("z3", "cvc5"),
           time_limit: float | None = None, jobs: int = 2, keep_parts: str | Path | None = None,
-          checker: str | None = None) -> AuditResult:
+          checker: str | None = None, checked_parts: str | Path | None = None) -> AuditResult:
     """Audit a run folder without trusting it (`smtpuzzles audit`): `proof` checks the stored
     LRAT proofs (or makes them), `resolve` re-solves the claim with z3 and cvc5 (each True, or
     "all" for every recorded UNSAT step too); `solvers`, `jobs`, `keep_parts` and `checker` are
     `--solver`, `--jobs`, `--keep-parts` and `--checker` (an LRAT checker such as cake_lpr, used as
-    the command uses it: found on PATH unless "none"). An unreadable or tampered folder, a bad
+    the command uses it: found on PATH unless "none"); `checked_parts` is `--checked-parts` (a
+    journal file: a proof in parts made in stages, the parts it lists taken at its word). An unreadable or tampered folder, a bad
     argument, or a `keep_parts` folder that cannot keep parts, raises `InputError` naming the file
     and the place."""
     from smtpuzzles.auditing.auditor import audit as audit_folder
@@ -114,9 +115,10 @@ def audit(run_dir: str | Path, *, proof: bool | str = False, resolve: bool | str
     if not isinstance(run_dir, (str, Path)) or not str(run_dir):
         raise InputError(f"names no run folder ({type(run_dir).__name__})", "audit(run_dir=...)")
     asked = request.audit_asked(proof, resolve, solvers, time_limit, jobs, keep_parts, lambda key: f"audit({key}=...)",
-                                checker)
+                                checker, checked_parts)
     report = audit_folder(Path(run_dir), resolve=asked.resolve, solvers=asked.solvers, timeout=asked.time_limit,
-                          proof=asked.proof, jobs=asked.jobs, parts_dir=asked.parts_dir, checkers=asked.checkers)
+                          proof=asked.proof, jobs=asked.jobs, parts_dir=asked.parts_dir, checkers=asked.checkers,
+                          journal=asked.journal)
     return AuditResult(report)
 
 

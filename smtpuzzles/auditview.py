@@ -149,7 +149,8 @@ def verdict_line(report: Report) -> Text:
 
 
 AUDIT_FLAGS = {"proof": "--proof", "resolve": "--resolve", "solvers": "--solver", "time_limit": "--time-limit",
-               "jobs": "--jobs", "keep_parts": "--keep-parts", "checker": "--checker"}
+               "jobs": "--jobs", "keep_parts": "--keep-parts", "checker": "--checker",
+               "checked_parts": "--checked-parts"}
 
 
 def run_audit_command(args, sinks=(), reports: list | None = None) -> int:
@@ -157,7 +158,7 @@ def run_audit_command(args, sinks=(), reports: list | None = None) -> int:
     and `reports`, when given, receives each report printed."""
     # Checked as the Python API checks them (smtpuzzles.request), in the same words.
     asked = audit_asked(args.proof, args.resolve, args.solver, args.time_limit, args.jobs, args.keep_parts,
-                        AUDIT_FLAGS.__getitem__, args.checker)
+                        AUDIT_FLAGS.__getitem__, args.checker, getattr(args, "checked_parts", None))
     parts_dir = asked.parts_dir
     checkers = (*asked.checkers, *sinks)
     named = _folders_named(args.run_dir)
@@ -178,7 +179,8 @@ def run_audit_command(args, sinks=(), reports: list | None = None) -> int:
                 continue
             progress = ResolveProgress(str(folder), None if err.is_terminal or args.json else sys.stderr)
             current.append(progress)
-            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checkers), label))
+            rows.append((*_audit_one(args, folder, progress, err, solvers, single, parts_dir, checkers,
+                                    asked.journal), label))
     if reports is not None:
         reports += [report for _, report, _, _ in rows if report is not None]
     return _print_audits(args, rows, console, single)
@@ -249,7 +251,8 @@ def _folders_named(names: list[str]) -> list[tuple[Path, str, str]]:
     return found
 
 
-def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None, checkers=()):
+def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_dir: Path | None = None, checkers=(),
+               journal=None):
     """(folder, report or None, error) of one folder; an unreadable one among several is a row."""
     busy = args.resolve or args.proof
     live = Live(progress, console=err, refresh_per_second=4, transient=True) \
@@ -260,7 +263,7 @@ def _audit_one(args, folder: Path, progress, err, solvers, single: bool, parts_d
         try:
             report = audit(folder, resolve=args.resolve, solvers=solvers, jobs=args.jobs, scheduler=args.scheduler,
                            timeout=args.time_limit, progress=progress if busy else None, proof=args.proof,
-                           parts_dir=parts_dir, checkers=checkers)
+                           parts_dir=parts_dir, checkers=checkers, journal=journal)
         finally:
             if live:
                 live.stop()

@@ -225,15 +225,18 @@ class AuditAsked:
     jobs: int
     parts_dir: Path | None
     checkers: tuple = ()  # outside LRAT checkers (smtpuzzles.proofs.external), with a proof only
+    journal: object = None  # a journal of checked parts (smtpuzzles.proofs.stages.Journal), with a proof only
 
 
 def audit_asked(proof, resolve, solvers, time_limit_, jobs, keep_parts, place: Callable[[str], str],
-                checker=None) -> AuditAsked:
+                checker=None, checked_parts=None) -> AuditAsked:
     """What an audit is asked, each value checked as the command line checks it: `proof` and
     `resolve` False/None (not asked), True (the closing claim) or one of PROOF_KINDS; `solvers` a
     list of AUDIT_SOLVERS (None: both); `keep_parts` a folder, with a proof only; `checker` an LRAT
     checker program, or "none", with a proof only (None: cake_lpr when a proof is asked and it is on
-    PATH). `place(key)` names where each was given (the flag, or the API's keyword)."""
+    PATH); `checked_parts` the file of a journal of checked parts, with a proof only (read here:
+    a journal that cannot be read is one line). `place(key)` names where each was given (the flag,
+    or the API's keyword)."""
     from smtpuzzles.proofs.external import find_checker
     from smtpuzzles.inputs import parts_folder
 
@@ -259,5 +262,15 @@ def audit_asked(proof, resolve, solvers, time_limit_, jobs, keep_parts, place: C
     if checker is not None and kinds["proof"] is None:
         raise InputError(f"checks the proofs {place('proof')} checks or makes: add {place('proof')}", place("checker"))
     found = find_checker(checker, place("checker")) if kinds["proof"] is not None else None
+    journal = None
+    if checked_parts is not None:
+        from smtpuzzles.proofs.stages import Journal
+
+        if kinds["proof"] is None:
+            raise InputError(f"records the parts of proofs {place('proof')} makes: add {place('proof')}",
+                             place("checked_parts"))
+        if not isinstance(checked_parts, (str, Path)) or not str(checked_parts) or "\0" in str(checked_parts):
+            raise InputError(f"names no file ({type(checked_parts).__name__})", place("checked_parts"))
+        journal = Journal(checked_parts, place("checked_parts"))
     return AuditAsked(kinds["proof"], kinds["resolve"], chosen, time_limit(time_limit_, place("time_limit")),
-                      whole_number(jobs, 1, place("jobs"), text=False), parts_dir, (found,) if found else ())
+                      whole_number(jobs, 1, place("jobs"), text=False), parts_dir, (found,) if found else (), journal)

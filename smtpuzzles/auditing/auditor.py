@@ -47,10 +47,11 @@ SHOWN_MODEL_FAILURES = 5  # broken models named one by one; the rest counted in 
 
 def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int = 2, scheduler: str | None = None,
           timeout: float | None = None, progress: Callable[[dict], None] | None = None, proof: bool = False,
-          parts_dir: Path | None = None, checkers=()) -> Report:
+          parts_dir: Path | None = None, checkers=(), journal=None) -> Report:
     """Audit one run folder. An unreadable, malformed or tampered folder raises LedgerError (exit 2).
     `parts_dir`: where `--proof` keeps the parts of a proof it makes in parts, and finds them again.
-    `checkers`: outside LRAT checkers (smtpuzzles.proofs.external) every proof is also handed to."""
+    `checkers`: outside LRAT checkers (smtpuzzles.proofs.external) every proof is also handed to.
+    `journal`: a proof in parts is made in stages and recorded there (smtpuzzles.proofs.stages)."""
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
     where = str(folder.path / RUN)
@@ -88,7 +89,7 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
         resolving.resolve(report, folder, enc, claim, query, resolve, solvers, jobs, scheduler, timeout, progress)
     if proof:
         proving.prove_both(report, folder, enc, referee, claim, timeout, progress, beside=jobs > 1, parts_dir=parts_dir,
-                           checkers=checkers)
+                           checkers=checkers, journal=journal)
     if proof == "all" and enc.formula.cnf is not None:
         proving.prove_steps(report, folder, enc, claim, timeout, progress, checkers)
     return report

@@ -50,7 +50,7 @@ REFERENCE = ProofKind("reference_proof", "reference", REFERENCE_DIMACS, REFERENC
                       "the reference formula built here from the rules alone", "reference")
 
 
-def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None, checkers=()) -> str | None:
+def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=None, checkers=(), journal=None) -> str | None:
     """A clausal proof of the derived refutation: the folder's stored LRAT proof, checked against
     the query built here, or, with none stored, one made here by a proof-logging solver and checked
     here; with `checkers` (smtpuzzles.proofs.external), by those programs as well. Either way the
@@ -64,7 +64,7 @@ def prove(report, folder, enc, claim: dict | None, timeout, progress, parts_dir=
         return None
     query = proofs.dimacs(enc.formula, claim_terms(enc.objective, claim))
     outcome = _prove_query(report, folder, MAIN_PROOF, query, claim, timeout, progress,
-                           claim_split(folder, enc, claim, query), parts_dir, checkers)
+                           claim_split(folder, enc, claim, query), parts_dir, checkers, journal)
     if outcome == PROVED:
         report.rests_on.append(f"encoding {enc.name} v{enc.version}, this tool's encoder" + (
             ", with its checked symmetry lemma" if enc.lemma is not None else ""))
@@ -80,7 +80,7 @@ def claim_split(folder, enc, claim: dict, query):
 
 
 def prove_both(report, folder, enc, referee: Referee, claim: dict | None, timeout, progress, beside: bool,
-               parts_dir=None, checkers=()) -> None:
+               parts_dir=None, checkers=(), journal=None) -> None:
     """`prove` then `prove_reference`; with `beside`, the reference proof is made in a thread while
     the encoder's is made here, so their solver children run on two cores at once (the 15x15
     record's two proofs take the longer one's time, not the sum). Its findings are added after the
@@ -91,14 +91,15 @@ def prove_both(report, folder, enc, referee: Referee, claim: dict | None, timeou
     A reference formula with a solution the claim rules out makes the claim false by the rules; it
     is blamed on the encoder being stricter than the rules only when the encoder's query was refuted."""
     if not beside or MAIN_PROOF.key in folder.run or REFERENCE.key in folder.run:
-        main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
-        reference = prove_reference(report, folder, referee, claim, timeout, progress, parts_dir, checkers)
+        main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers, journal)
+        reference = prove_reference(report, folder, referee, claim, timeout, progress, parts_dir, checkers,
+                                    journal)
     else:
         beside_report = type(report)(report.run_dir)  # the thread's own findings: nothing shared while it runs
         work = proofs.BackgroundProof(lambda: prove_reference(beside_report, folder, referee, claim, timeout, progress,
-                                                       parts_dir, checkers))
+                                                       parts_dir, checkers, journal))
         try:
-            main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers)
+            main = prove(report, folder, enc, claim, timeout, progress, parts_dir, checkers, journal)
         except BaseException:
             work.stop()
             raise
@@ -116,7 +117,7 @@ def _proved(report, section: str) -> bool:
 
 
 def prove_reference(report, folder, referee: Referee, claim: dict | None, timeout, progress, parts_dir=None,
-                    checkers=()) -> str | None:
+                    checkers=(), journal=None) -> str | None:
     """The same refutation on the puzzle's reference encoding, written from the rules alone and
     sharing no code with the encoder: an encoder stricter than the rules (a clause too many) makes a
     claim its own proof cannot catch, and this one does. It counts only once the reference formula
@@ -151,7 +152,7 @@ def prove_reference(report, folder, referee: Referee, claim: dict | None, timeou
     kind = replace(REFERENCE, of=f"{REFERENCE.of} and the breaking clause of its symmetry lemma, checked here") \
         if symmetric else REFERENCE
     outcome = _prove_query(report, folder, kind, reference.query(symmetric), claim, timeout, progress,
-                           reference.split if symmetric else None, parts_dir, checkers)
+                           reference.split if symmetric else None, parts_dir, checkers, journal)
     if outcome == PROVED:
         report.rests_on.append(f"the {module.NAME} reference encoding, from the rules alone")
         report.evidence.append(words)  # that it admits the run's own solutions
@@ -163,11 +164,11 @@ def prove_reference(report, folder, referee: Referee, claim: dict | None, timeou
 
 
 def _prove_query(report, folder, kind: ProofKind, query, claim: dict, timeout, progress, split=None,
-                 parts_dir=None, checkers=()) -> str:
+                 parts_dir=None, checkers=(), journal=None) -> str:
     if kind.key in folder.run:
         return _check_stored_proof(report, folder, kind, query, claim, timeout, progress, checkers)
     if kind.key == REFERENCE.key or split or checkers:  # an outside checker reads LRAT only
-        return _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir, checkers)
+        return _make_lrat_proof(report, kind, query, timeout, progress, split, parts_dir, checkers, journal)
     tell = progress or (lambda event: None)
     tell({"query": kind.query, "solver": f"{proofs.DEFAULT_SOLVER} proof", "verb": "proving", "state": "started",
           "at": time.monotonic()})
@@ -249,7 +250,7 @@ def prove_steps(report, folder, enc, claim: dict | None, timeout, progress, chec
 
 
 def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=None, parts_dir=None,
-                     checkers=()) -> str:
+                     checkers=(), journal=None) -> str:
     """No proof stored: one made here (CaDiCaL writing LRAT, in parts when `split` says where) and
     checked by smtpuzzles.trusted.lrat, the checker a stored proof answers to, and by `checkers`."""
 
@@ -259,7 +260,7 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     kept, observe = external.tallies(checkers, timeout, kind.key, kind.of)
     try:
         made = proofs.certify_query(query, timeout=timeout, split=split, keep=False, parts_dir=parts_dir, observe=observe,
-                                    progress=lambda words: tell(
+                                    journal=journal, progress=lambda words: tell(
             {"query": kind.query, "solver": "an LRAT proof", "state": "stage", "words": words}))
     except proofs.ProofError as exc:
         tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "no proof",
@@ -273,6 +274,15 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
              else f"made here by {made.solver}")
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
+    if journal is not None and split:
+        # In stages (smtpuzzles.proofs.stages): the parts a journal lists were checked by earlier audits.
+        earlier = f", {made.taken} of them by earlier audits, taken from the --checked-parts journal at its word" \
+            if made.taken else ""
+        words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) made by {made.solver}: "
+                 f"each part checked on its own by smtpuzzles.trusted.lrat{earlier}, and that the parts cover the "
+                 f"query, in {made.seconds:.1f} s")
+        if made.taken:
+            report.rests_on.append(f"the --checked-parts journal's word for {made.taken} parts of the {kind.label}")
     outcomes = [_proof_verdict(report, kind, True, words, "")]
     cases = getattr(split, "words", f"the literals of clause {split} of the query")
     outcomes += [_outside_verdict(report, kind, *tally.verdict(cases)) for tally in kept if tally.checker.counts]

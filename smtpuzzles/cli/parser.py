@@ -187,6 +187,11 @@ def _audit_flags(audit: Parser) -> None:
                        help="with --proof, hand every proof checked or made to this LRAT checker as well (such "
                             "as cake_lpr, the verified checker; default: cake_lpr when it is on PATH, 'none' "
                             "for none); the report says which checker accepted what")
+    audit.add_argument("--checked-parts", metavar="FILE",
+                       help="make a proof in parts in stages: each part checked on its own and written to the "
+                            "journal FILE as it is (a line a part), the parts FILE lists for the same query and "
+                            "checkers taken at its word, not made again; a proof of days goes on from FILE "
+                            "alone, on another machine; the report says how many parts rest on FILE's word")
     audit.add_argument("--scheduler", metavar="ADDRESS", help="fan re-solving out to a Dask cluster")
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     progress_flag(audit)

@@ -17,6 +17,7 @@ from smtpuzzles.proofs.child import CERTIFY_SOLVERS, DEFAULT_SOLVER, LRAT_SOLVER
 from smtpuzzles.proofs.drup import check_drup, to_lrat
 from smtpuzzles.proofs.parts import PartsStore, certify_in_parts
 from smtpuzzles.proofs.prover import Proof, refute, run_prover, scratch_folder
+from smtpuzzles.proofs.stages import Journal, certify_in_stages
 from smtpuzzles.proofs.trim import trim_lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError
 from smtpuzzles.trusted.lrat import check_lrat
@@ -31,11 +32,13 @@ class Certified:
     solver: str
     seconds: float  # proving, checking and writing, together
     found: int = 0  # parts taken from a parts folder (made by an earlier run, checked here as made)
+    taken: int = 0  # parts of a proof in stages taken from its journal at its word (not checked here)
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
                   progress=None, budget: ProofBudget = BUDGET, split: int | None = None,
-                  keep: bool = True, parts_dir=None, observe=None, part_budget: ProofBudget = PART_BUDGET) -> Certified:
+                  keep: bool = True, parts_dir=None, observe=None, part_budget: ProofBudget = PART_BUDGET,
+                  journal: Journal | None = None) -> Certified:
     """Refute `query` and return the LRAT proof of it that smtpuzzles.trusted.lrat has checked; ProofError
     when there is no proof (a satisfiable query says "satisfiable"), the time runs out, or a check fails.
 
@@ -58,7 +61,11 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
     again, so a proof of hours stopped part-way resumes; what is found is checked like what is made.
     `observe(query, lrat, case)`, when given, is shown every proof checked here before it counts:
     the whole one (`case` None), or each part's, of the query and the unit `case` (see
-    smtpuzzles.proofs.external, which hands them to a second checker)."""
+    smtpuzzles.proofs.external, which hands them to a second checker).
+
+    `journal`, with `split`: the proof is made in stages (smtpuzzles.proofs.stages), each part
+    checked on its own and written to the journal, a part the journal lists taken at its word; the
+    returned `lrat` is empty, as nothing is joined."""
     say = progress or (lambda words: None)
     started = time.perf_counter()
     if solver not in CERTIFY_SOLVERS:
@@ -73,6 +80,11 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
             solver, name = DEFAULT_SOLVER, f"{DEFAULT_SOLVER} (fallback: {exc.message})"
     say(f"proving: {solver}, {query.variables:,} variables, {query.clauses:,} clauses")
     found = 0
+    if solver == LRAT_SOLVER and split and journal is not None:
+        staged = certify_in_stages(query, split, timeout, say, started, _proved_part, journal,
+                                   None if parts_dir is None else PartsStore(parts_dir, query), observe, part_budget)
+        return Certified(b"", staged.lemmas, f"{name}, in {staged.parts} parts checked one by one",
+                         time.perf_counter() - started, taken=staged.taken)
     if solver == LRAT_SOLVER and split:
         lrat, checked, parts, found = certify_in_parts(
             query, split, timeout, say, started, budget, _proved_part, keep,

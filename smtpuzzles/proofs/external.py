@@ -11,6 +11,7 @@ is a rejection; running past the time bound is no verdict.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -147,6 +148,7 @@ class Tally:
     what: str = ""  # what it refutes, in words
 
     seconds: float = 0.0  # the checker's time over every proof shown it
+    taken: int = 0  # parts of a proof in stages a journal says it accepted (smtpuzzles.proofs.stages)
 
     def __call__(self, query: Dimacs, lrat: bytes, case: tuple[int, ...] | None) -> None:
         started = time.monotonic()
@@ -155,7 +157,7 @@ class Tally:
 
     def verdict(self, cases: str = "") -> tuple[bool | None, str]:
         """(accepted, words for the report); `cases`, what the parts' cases are (a Split's words)."""
-        if not self.said:
+        if not self.said and not self.taken:
             return None, f"{self.checker.name} was shown no proof"
         rejected = [(case, line) for case, (ok, line) in self.said.items() if ok is False]
         undecided = [(case, line) for case, (ok, line) in self.said.items() if ok is None]
@@ -164,9 +166,11 @@ class Tally:
             return (False if rejected else None), ("" if case is None else f"part {case_words(case)}: ") + line
         if None in self.said:
             return True, self.said[None][1]
-        return True, (f"each of its {len(self.said)} parts (the query with its case's literals as unit clauses) "
-                      f"accepted by {self.checker.name} ({self.checker.path}), in {self.seconds:.1f} s in all; that "
-                      f"the cases are {cases or 'a cover of the query'}, so the parts cover it, checked here")
+        earlier = f" ({self.taken} of them by earlier audits, by the journal's word)" if self.taken else ""
+        return True, (f"each of its {len(self.said) + self.taken} parts (the query with its case's literals as unit "
+                      f"clauses) accepted by {self.checker.name} ({self.checker.path}){earlier}, in "
+                      f"{self.seconds:.1f} s in all here; that the cases are {cases or 'a cover of the query'}, so the "
+                      f"parts cover it, checked here")
 
 
 def case_words(cube: tuple[int, ...]) -> str:
@@ -178,9 +182,44 @@ def case_words(cube: tuple[int, ...]) -> str:
 def tallies(checkers, timeout: float | None, label: str, what: str) -> tuple[list[Tally], object]:
     """A Tally for each checker, and one observer (for certify_query) that shows each of them a proof."""
     kept = [Tally(c, timeout, label=label, what=what) for c in checkers]
+    return kept, (Observer(kept) if kept else None)
 
-    def observe(query: Dimacs, lrat: bytes, case: tuple[int, ...] | None) -> None:
-        for tally in kept:
+
+class Observer:
+    """Shows a proof to every checker's Tally: called with (query, lrat, case), it returns each
+    counting checker's (accepted, line) by its `identity`. For a proof in stages
+    (smtpuzzles.proofs.stages), `names` are the identities a journal line records, and `take`
+    counts a part the journal says they all accepted."""
+
+    def __init__(self, kept: list[Tally]):
+        self.kept = kept
+        self.names = frozenset(identity(t.checker) for t in kept if t.checker.counts)
+
+    def __call__(self, query: Dimacs, lrat: bytes, case: tuple[int, ...] | None) -> dict:
+        for tally in self.kept:
             tally(query, lrat, case)
+        return {identity(t.checker): t.said[case] for t in self.kept if t.checker.counts}
 
-    return kept, (observe if kept else None)
+    def take(self, case: tuple[int, ...]) -> None:
+        for tally in self.kept:
+            tally.taken += 1
+            tally.said.pop(case, None)
+
+
+_IDENTITIES: dict[str, str] = {}
+
+
+def identity(checker) -> str:
+    """A checker's name and the sha-256 of its program, as a journal of checked parts records it
+    (the same program at another path, on another machine, is the same checker)."""
+    path = getattr(checker, "path", None)
+    if path is None:
+        return checker.name
+    if path not in _IDENTITIES:
+        try:
+            with open(path, "rb") as handle:
+                digest = hashlib.sha256(handle.read(256 << 20)).hexdigest()
+        except OSError:
+            digest = "unreadable"
+        _IDENTITIES[path] = f"{checker.name} sha256:{digest[:16]}"
+    return _IDENTITIES[path]
