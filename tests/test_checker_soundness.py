@@ -1132,6 +1132,11 @@ def test_lrat_a_negative_hint_is_refused(check=check_lrat):
     rejected(check, *FULL, "5 1 0 -1 -2 0\n6 0 5 3 4 0\n", satisfiable=False)  # RAT, not RUP, hints
 
 
+def test_lrat_a_negative_hint_is_refused_after_its_clause_is_read(check=check_lrat):
+    """Clause 3 named first by a positive hint (so it is read), then by a negative one."""
+    rejected(check, *FULL, "5 -1 2 0 3 0\n6 1 0 1 2 0\n7 0 6 -3 4 0\n", satisfiable=False)
+
+
 def test_lrat_ids_strictly_increase(check=check_lrat):
     rejected(check, *FULL, "5 1 0 1 2 0\n5 1 0 1 2 0\n6 0 5 3 4 0\n", satisfiable=False)
     rejected(check, *FULL, "6 1 0 1 2 0\n5 0 6 3 4 0\n", satisfiable=False)
@@ -1142,7 +1147,10 @@ def test_lrat_a_deletion_names_a_clause_present(check=check_lrat):
 
 
 def test_lrat_a_deleted_clause_is_no_hint(check=check_lrat):
-    rejected(check, *FULL, "5 1 0 1 2 0\n5 d 3 0\n6 0 5 3 4 0\n", satisfiable=False)
+    rejected(check, *FULL, "5 1 0 1 2 0\n5 d 3 0\n6 0 5 3 4 0\n", satisfiable=False)  # a formula clause, unread
+    rejected(check, *FULL, "5 1 0 1 2 0\n5 d 5 0\n6 0 5 3 4 0\n", satisfiable=False)  # a lemma
+    # A formula clause read (a hint) before it is deleted: never read from the formula again.
+    rejected(check, *FULL, "5 -1 2 0 3 0\n5 d 3 0\n6 1 0 1 2 0\n7 0 6 3 4 0\n", satisfiable=False)
 
 
 def test_lrat_a_literal_past_the_last_variable_is_refused(check=check_lrat):
@@ -1199,11 +1207,17 @@ LRAT_MUTATIONS = [
              "val[open_lit], val[-open_lit] = -1, 1", "test_lrat_a_unit_hint_makes_its_literal_true"),
     Mutation("the lemma assumed true", "val[lit], val[-lit] = -1, 1", "val[lit], val[-lit] = 1, -1",
              "test_lrat_a_lemma_is_assumed_false"),
-    Mutation("a RAT (negative) hint taken on trust", "                if clause is None:\n",
+    Mutation("a RAT (negative) hint taken on trust", "                if clause is None:\n                    clause = self._read",
              "                if clause is None and hint < 0:\n                    return\n"
-             "                if clause is None:\n", "test_lrat_a_negative_hint_is_refused"),
+             "                if clause is None:\n                    clause = self._read", "test_lrat_a_negative_hint_is_refused"),
     Mutation("a negative hint read as its clause", "clause = clauses.get(hint)", "clause = clauses.get(abs(hint))",
+             "test_lrat_a_negative_hint_is_refused_after_its_clause_is_read"),
+    Mutation("a negative hint read from the formula", "clause = self._read(hint)", "clause = self._read(abs(hint))",
              "test_lrat_a_negative_hint_is_refused"),
+    Mutation("a formula clause deleted unread stays to be read", "self.unread[gone] = 0  #", "pass  #",
+             "test_lrat_a_deleted_clause_is_no_hint"),
+    Mutation("a formula clause read again after its deletion", "            self.unread[ident] = 0\n", "",
+             "test_lrat_a_deleted_clause_is_no_hint"),
     # These cannot make a false UNSAT (every kept clause stays implied), but break the format.
     Mutation("an id equal to the last accepted", "if ident <= self.last_id:", "if ident < self.last_id:",
              "test_lrat_ids_strictly_increase"),

@@ -97,8 +97,14 @@ def _tokens(line: bytes, where: str) -> list[int]:
 
 class _Checker:
     def __init__(self, nvars: int, formula, limits: Limits, deadline: float | None):
-        self.clauses: dict[int, array] = {i + 1: array("i", dict.fromkeys(c)) for i, c in enumerate(formula)}
-        self.last_id = len(formula)
+        # The formula's clauses are made as they are first named, by a hint or a deletion: a part of
+        # a proof in stages names a few thousand of a million, and made all at once they cost
+        # seconds a part. unread[i] is 1 while clause i of the formula is neither made nor deleted.
+        self.formula = formula if isinstance(formula, list) else list(formula)
+        self.unread = bytearray(b"\1") * (len(self.formula) + 1)
+        self.unread[0] = 0
+        self.clauses: dict[int, array] = {}
+        self.last_id = len(self.formula)
         self.nvars = nvars
         # val[lit] is 1 when lit is assigned true, -1 false, 0 open; a negative index wraps to the top.
         self.val = [0] * (2 * nvars + 1)
@@ -139,8 +145,20 @@ class _Checker:
             raise LratError(f"{where}: a deletion must list ids ending with one 0")
         for gone in ids[:-1]:
             clause = self.clauses.pop(gone, None)
+            if clause is None and 0 < gone < len(self.unread) and self.unread[gone]:
+                self.unread[gone] = 0  # a formula clause deleted before any hint named it
+                continue
             if clause is None:
                 raise LratError(f"{where}: deletes clause {gone}, which does not exist")
+
+    def _read(self, ident: int) -> array | None:
+        """Clause `ident` of the formula, made the first time it is named (each literal once);
+        None when it is no formula clause, or was made or deleted before."""
+        if 0 < ident < len(self.unread) and self.unread[ident]:
+            self.unread[ident] = 0
+            clause = self.clauses[ident] = array("i", dict.fromkeys(self.formula[ident - 1]))
+            return clause
+        return None
 
     def _lemma(self, ident: int, numbers: list[int], where: str) -> bool:
         """Check one lemma and keep it; True when it is the empty clause."""
@@ -193,6 +211,8 @@ class _Checker:
                     assigned.append(lit)
             for hint in hints:
                 clause = clauses.get(hint)
+                if clause is None:
+                    clause = self._read(hint)
                 if clause is None:
                     raise LratError(f"{where}: hint {hint} is not a clause present here"
                                     + (" (RAT hints are not accepted)" if hint < 0 else ""))
