@@ -1207,9 +1207,11 @@ LRAT_MUTATIONS = [
              "val[open_lit], val[-open_lit] = -1, 1", "test_lrat_a_unit_hint_makes_its_literal_true"),
     Mutation("the lemma assumed true", "val[lit], val[-lit] = -1, 1", "val[lit], val[-lit] = 1, -1",
              "test_lrat_a_lemma_is_assumed_false"),
-    Mutation("a RAT (negative) hint taken on trust", "                if clause is None:\n                    clause = self._read",
+    Mutation("a RAT (negative) hint taken on trust",
+             "                if clause is None:\n                    clause = self._read",
              "                if clause is None and hint < 0:\n                    return\n"
-             "                if clause is None:\n                    clause = self._read", "test_lrat_a_negative_hint_is_refused"),
+             "                if clause is None:\n                    clause = self._read",
+             "test_lrat_a_negative_hint_is_refused"),
     Mutation("a negative hint read as its clause", "clause = clauses.get(hint)", "clause = clauses.get(abs(hint))",
              "test_lrat_a_negative_hint_is_refused_after_its_clause_is_read"),
     Mutation("a negative hint read from the formula", "clause = self._read(hint)", "clause = self._read(abs(hint))",

@@ -186,10 +186,29 @@ def test_a_journal_line_broken_one_way_is_named_by_its_line(tmp_path, change, wo
     assert raised.value.message == words and raised.value.where == f"--checked-parts {path} line 2"
 
 
-def test_a_journal_cut_by_a_kill_loses_only_its_last_line(tmp_path):
+def test_a_journal_cut_by_a_crash_loses_only_the_cut_line_and_goes_on(tmp_path):
     path = tmp_path / "j"
     path.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "case": [4]})[:30])
-    assert set(stages.Journal(path).entries) == {("a" * 64, (3,))}
+    journal = stages.Journal(path)
+    assert set(journal.entries) == {("a" * 64, (3,))}
+    assert journal.add("a" * 64, (5,), 2, frozenset(["smtpuzzles.trusted.lrat"]), 1.0) == ""
+    assert path.read_text().count("\n") == 3  # the cut line ended, the new one on a line of its own
+    assert set(stages.Journal(path).entries) == {("a" * 64, (3,)), ("a" * 64, (5,))}
+
+
+def test_a_complete_line_that_is_no_json_is_still_an_error(tmp_path):
+    path = tmp_path / "j"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps(GOOD)[:-1] + ", 1}\n")
+    with pytest.raises(InputError, match="is not a checked part"):
+        stages.Journal(path)
+
+
+def test_a_part_another_audit_checked_meanwhile_is_taken_not_made(tmp_path, monkeypatch):
+    path = tmp_path / "j"
+    mine = stages.Journal(path)  # opened before the other audit wrote anything
+    proofs.certify_query(SMALL, split=1, journal=stages.Journal(path))
+    monkeypatch.setattr(certify, "_proved_part", never_made)
+    assert proofs.certify_query(SMALL, split=1, journal=mine).taken == 3
 
 
 def test_a_journal_past_its_size_cap_or_a_fifo_is_one_line_unread(tmp_path, monkeypatch):
@@ -221,21 +240,17 @@ def test_two_writers_leave_whole_lines(tmp_path):
     assert len(stages.Journal(path).entries) == 4000
 
 
-def test_a_journal_that_cannot_be_written_is_said_and_the_proof_goes_on(tmp_path):
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    journal = stages.Journal(folder / "j")
+def test_a_journal_that_cannot_be_written_is_said_and_the_proof_goes_on(tmp_path, monkeypatch):
+    path = tmp_path / "j"
     said = []
-    os.chmod(folder, 0o500)
-    try:
-        if os.access(folder, os.W_OK):  # root writes anyway: make the name a folder instead
-            (folder / "j").mkdir()
-        made = proofs.certify_query(SMALL, split=1, journal=journal, progress=said.append)
-    finally:
-        os.chmod(folder, 0o700)
-    assert made.taken == 0 and made.solver.endswith("in 3 parts checked one by one")
-    assert sum(f"not written to {folder / 'j'}" in s for s in said) == 3
 
+    def full(*_):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(stages.os, "write", full)
+    made = proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), progress=said.append)
+    assert made.taken == 0 and made.solver.endswith("in 3 parts checked one by one")
+    assert sum(s.endswith(f"not written to {path}: No space left on device") for s in said) == 3
 
 def test_a_journal_line_past_its_cap_is_one_line_unparsed(tmp_path, monkeypatch):
     path = tmp_path / "j"

@@ -15,8 +15,9 @@ The journal is the auditor's own record and is taken at its word: a part it list
 query (its sha-256), case and set of checkers is not made again. That is what lets a proof go on
 across machines, and why the report says how many parts it took from the journal: a claim that
 rests on them rests on the journal's word that they were checked. A line is written whole, in one
-append, so two audits may share a journal and a killed one leaves at most one cut line, which is
-read as no line.
+append, so two audits may share a journal; each reads what the other wrote before each part, and
+takes the parts the other has finished. A line cut short (a crash mid-write) is read as no line,
+and the next line is written on a line of its own after it.
 """
 
 from __future__ import annotations
@@ -51,38 +52,49 @@ class Entry:
 
 
 class Journal:
-    """The file of checked parts, read once (bounded) and appended to a line a part."""
+    """The file of checked parts, read (bounded) when opened and again, for the lines other audits
+    added, before each part (`refresh`); appended to a line a part."""
 
     def __init__(self, path, where: str = "--checked-parts"):
         self.path, self.where = Path(path), where
         self.entries: dict[tuple[str, tuple[int, ...]], Entry] = {}
-        self._read()
+        self.offset = self.lines = 0  # what was read: bytes, up to the last whole line, and lines
+        self.refresh()
 
-    def _read(self) -> None:
+    def refresh(self) -> None:
+        """Take the whole lines written since the last read (by this audit or another)."""
         where = f"{self.where} {escaped(str(self.path))}"
         try:
             if not stat.S_ISREG(os.stat(self.path).st_mode):  # a FIFO would block the read
                 raise InputError("is not a regular file", where)
             with open(self.path, "rb") as handle:
-                text = handle.read(MAX_JOURNAL_BYTES + 1)
+                handle.seek(self.offset)
+                text = handle.read(MAX_JOURNAL_BYTES + 1 - self.offset)
         except FileNotFoundError:
             return  # a new journal: made with its first line
         except OSError as exc:
             raise InputError(f"cannot be read: {exc.strerror or exc}", where) from None
-        if len(text) > MAX_JOURNAL_BYTES:
+        if self.offset + len(text) > MAX_JOURNAL_BYTES:
             raise InputError(f"is larger than {MAX_JOURNAL_BYTES:,} bytes", where)
-        lines = text.split(b"\n")
-        for number, line in enumerate(lines[:-1], 1):  # the last, cut short by a kill, is no line
+        whole = text[:text.rfind(b"\n") + 1]  # a last line without its newline is still being written, or cut
+        self.offset += len(whole)
+        for line in whole.split(b"\n")[:-1]:
+            self.lines += 1
             if line.strip():
-                self._take(line, f"{where} line {number}")
+                self._take(line, f"{where} line {self.lines}")
 
     def _take(self, line: bytes, where: str) -> None:
         if len(line) > MAX_LINE_BYTES:
             raise InputError(f"is longer than {MAX_LINE_BYTES:,} bytes", where)
+        if not line.rstrip().endswith(b"}"):
+            return  # a line cut short by a crash mid-write, ended by the next line's newline: no line
         try:
             entry = json.loads(line)
+        except (ValueError, RecursionError):
+            entry = None
+        try:
             query, case, lemmas, checkers = entry["query"], entry["case"], entry["lemmas"], entry["checkers"]
-        except (ValueError, KeyError, TypeError, RecursionError):
+        except (KeyError, TypeError):
             raise InputError("is not a checked part (a JSON object with query, case, lemmas and checkers)",
                              where) from None
         if not (isinstance(query, str) and len(query) == 64 and all(c in "0123456789abcdef" for c in query)):
@@ -106,8 +118,11 @@ class Journal:
         line = json.dumps({"query": query, "case": list(case), "lemmas": lemmas, "checkers": sorted(checkers),
                            "seconds": round(seconds, 1), "at": at}, separators=(",", ":")) + "\n"
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":  # after a line cut short: a line of its own
+                    line = "\n" + line
                 os.write(fd, line.encode())
             finally:
                 os.close(fd)
@@ -144,6 +159,7 @@ def certify_in_stages(query: Dimacs, split: int | Split, timeout: float | None, 
     for number, cube in enumerate(cases, 1):
         if (remaining := left()) is not None and remaining <= 0:
             raise ProofError(f"no proof within {timeout:g} s ({number - 1} of {len(cases)} parts)", "proof")
+        journal.refresh()  # another audit sharing the journal may have checked this part meanwhile
         entry = journal.checked(query.sha256, cube, names)
         if entry is not None:
             lemmas, taken = lemmas + entry.lemmas, taken + 1
