@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 
@@ -91,3 +92,18 @@ def python_child(module: str, *args: str) -> list[str]:
     boot = (f"import runpy, sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
             f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
     return [sys.executable, "-I", "-c", boot, *args]
+
+
+def reap(child: subprocess.Popen, grace: float = 5.0) -> None:
+    """Wait for a child that was killed. Popen.wait() with no timeout takes the Popen's wait lock,
+    which a Ctrl-C landing inside an earlier wait with a timeout can leave held: it would then wait
+    for ever (seen once in a hostile review, an audit stopped in a cake_lpr check). So a wait with a
+    timeout first, which never blocks on that lock, then the kernel's waitpid itself."""
+    try:
+        child.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        try:
+            _, status = os.waitpid(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:  # reaped meanwhile
+            pass

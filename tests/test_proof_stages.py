@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,8 @@ SMALL = dimacs(4, [[1, 2, 3], [-1, 4], [-2, 4], [-3, 4], [-4]])
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The journal's checked parts (the lines that say an audit takes a part left out)."""
+    return [w for w in map(json.loads, path.read_text().splitlines()) if "taking" not in w]
 
 
 def never_made(*_):
@@ -84,7 +86,7 @@ def test_a_part_an_outside_checker_rejects_is_never_written(tmp_path):
     checker = external.ExternalChecker(str(stand_in(tmp_path, "rejects", "print('s NOT VERIFIED'); sys.exit(1)")))
     kept, observe = external.tallies([checker], None, "proof", "the query")
     proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), observe=observe)
-    assert not path.exists() and kept[0].verdict()[0] is False
+    assert lines(path) == [] and kept[0].verdict()[0] is False
 
 
 def stand_in(tmp_path: Path, name: str, body: str) -> Path:
@@ -139,15 +141,44 @@ def test_a_forged_journal_is_taken_at_its_word_and_the_audit_says_so(cli, monkey
     assert code == 0 and report["verdict"] == "clean"
     written = lines(journal)
     words = " ".join(f["text"] for f in report["findings"] if f["section"] == "proof")
-    assert f"in {len(written)} parts checked one by one" in words and "earlier audits" not in words
+    assert f"in {len(written)} parts, each checked on its own: {len(written)} made by cadical195-lrat and checked " \
+           "here by smtpuzzles.trusted.lrat" in words and "earlier audits" not in words
     assert not any("journal" in r for r in report["rests_on"])
     code, out, _ = cli("audit", result["run_dir"], "--proof", "--checked-parts", journal, "--checker", "none", "--json")
     report = json.loads(out)
     words = " ".join(f["text"] for f in report["findings"] if f["section"] == "proof")
     assert code == 0 and report["verdict"] == "clean"
-    assert f"{len(written)} of them by earlier audits, taken from the --checked-parts journal at its word" in words
-    assert f"the --checked-parts journal's word for {len(written)} parts of the proof" in report["rests_on"]
+    assert "0 made by cadical195-lrat" in words
+    assert f"{len(written)} checked by earlier audits and taken from the --checked-parts journal {journal} at its " \
+           "word" in words
+    assert f"the word of the --checked-parts journal {journal} for {len(written)} parts of the proof" in \
+        report["rests_on"]
     assert len(lines(journal)) == len(written)
+
+
+def test_a_journal_inside_the_run_folder_is_refused_and_nothing_is_made_there(cli, tmp_path):
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    inside = Path(result["run_dir"]) / "checked.jsonl"
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--checked-parts", inside)
+    assert code == 2 and one_error_line(err) == f"smtpuzzles: error: --checked-parts {inside}: lies inside the run " \
+                                                "folder audited: a journal of checked parts is the auditor's own " \
+                                                "record, never a folder's"
+    assert not inside.exists()
+
+
+def test_a_journal_that_is_a_link_or_cannot_be_written_is_one_line_before_any_proving(cli, tmp_path):
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    target = tmp_path / "target.jsonl"
+    target.write_text("")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--checked-parts", link)
+    assert code == 2 and one_error_line(err) == f"smtpuzzles: error: --checked-parts {link}: is a symbolic link: " \
+                                                "name the file itself"
+    nowhere = tmp_path / "no-such-folder" / "j.jsonl"
+    code, _, err = cli("audit", result["run_dir"], "--proof", "--checked-parts", nowhere)
+    assert code == 2 and one_error_line(err) == f"smtpuzzles: error: --checked-parts {nowhere}: cannot be written: " \
+                                                f"no folder {nowhere.parent} to write it in"
 
 
 def test_checked_parts_without_proof_or_unreadable_is_one_line(cli, tmp_path):
@@ -173,8 +204,9 @@ GOOD = {"query": "a" * 64, "case": [3], "lemmas": 5, "checkers": ["smtpuzzles.tr
     ({"case": [0]}, "its case is not a list of nonzero literals"),
     ({"case": [True]}, "its case is not a list of nonzero literals"),
     ({"case": "3"}, "its case is not a list of nonzero literals"),
-    ({"lemmas": 0}, "its lemmas is not a positive whole number"),
-    ({"lemmas": 2.5}, "its lemmas is not a positive whole number"),
+    ({"lemmas": 0}, "its lemmas is not a whole number from 1 to 1,099,511,627,776"),
+    ({"lemmas": 2.5}, "its lemmas is not a whole number from 1 to 1,099,511,627,776"),
+    ({"lemmas": 10 ** 4000}, "its lemmas is not a whole number from 1 to 1,099,511,627,776"),
     ({"checkers": []}, "its checkers is not a list of names"),
     ({"checkers": [1]}, "its checkers is not a list of names"),
 ])
@@ -251,6 +283,7 @@ def test_a_journal_that_cannot_be_written_is_said_and_the_proof_goes_on(tmp_path
     made = proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), progress=said.append)
     assert made.taken == 0 and made.solver.endswith("in 3 parts checked one by one")
     assert sum(s.endswith(f"not written to {path}: No space left on device") for s in said) == 3
+    assert made.staged.unwritten == 3  # the report says so, from `staged`
 
 def test_a_journal_line_past_its_cap_is_one_line_unparsed(tmp_path, monkeypatch):
     path = tmp_path / "j"
@@ -259,3 +292,177 @@ def test_a_journal_line_past_its_cap_is_one_line_unparsed(tmp_path, monkeypatch)
     with pytest.raises(InputError) as raised:
         stages.Journal(path)
     assert raised.value.message == "is longer than 1,000 bytes" and raised.value.where.endswith(" line 2")
+
+
+def taking(path: Path, case: int, by: str, at: str = "2026-12-06T00:00:00Z") -> None:
+    with open(path, "a") as handle:
+        handle.write(json.dumps({"taking": SMALL.sha256, "case": [case], "by": by, "at": at}) + "\n")
+
+
+MAKE_PART = certify._proved_part
+
+
+def made_only(monkeypatch, allowed: set[int]) -> list[int]:
+    """certify's part maker, refusing the parts whose case is not `allowed`; the cases it made."""
+    made, real = [], MAKE_PART
+
+    def maker(part, left, budget):
+        case = int(part.text.rstrip().splitlines()[-1].split()[0])
+        assert case in allowed, f"part {case} was made here, where another audit is making it"
+        made.append(case)
+        return real(part, left, budget)
+
+    monkeypatch.setattr(certify, "_proved_part", maker)
+    return made
+
+
+def test_a_part_another_live_audit_took_is_left_to_it_and_taken_when_it_is_done(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    path = tmp_path / "j"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        taking(path, 2, f"{stages.HOST} {other.pid}")
+        made = made_only(monkeypatch, {1, 3})
+        monkeypatch.setattr(stages, "WAIT", 0.05)
+
+        def the_other_audit_finishes():
+            with open(path, "a") as handle:
+                handle.write(json.dumps({"query": SMALL.sha256, "case": [2], "lemmas": 4,
+                                         "checkers": ["smtpuzzles.trusted.lrat"]}) + "\n")
+
+        timer = threading.Timer(1.0, the_other_audit_finishes)
+        timer.start()
+        done = proofs.certify_query(SMALL, split=1, journal=stages.Journal(path))
+        timer.join()
+    finally:
+        other.kill()
+        other.wait()
+    assert made == [1, 3] and done.taken == 1
+    assert [w["case"] for w in lines(path)] == [[1], [3], [2]]
+
+
+def test_a_part_whose_taker_is_gone_is_made_here(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    path = tmp_path / "j"
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    taking(path, 2, f"{stages.HOST} {gone.pid}")
+    made = made_only(monkeypatch, {1, 2, 3})
+    assert proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=60).taken == 0 and made == [1, 2, 3]
+
+
+def test_another_machines_part_is_waited_for_until_it_is_stale(tmp_path, monkeypatch):
+    path = tmp_path / "j"
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    taking(path, 2, "elsewhere.example 4242", at=now)
+    made = made_only(monkeypatch, {1, 3})
+    monkeypatch.setattr(stages, "WAIT", 0.05)
+    with pytest.raises(ProofError, match=r"no proof within 1 s \(2 of 3 parts\)"):
+        proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=1)
+    assert made == [1, 3]
+    monkeypatch.setattr(stages, "STALE", 0.0)  # given up: made here
+    made = made_only(monkeypatch, {2})
+    assert proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=60).taken == 2 and made == [2]
+
+
+def test_a_taking_line_broken_is_named_by_its_line(tmp_path):
+    path = tmp_path / "j"
+    path.write_text(json.dumps({"taking": "a" * 64, "case": [1], "by": "h 1", "at": "yesterday"}) + "\n")
+    with pytest.raises(InputError) as raised:
+        stages.Journal(path)
+    assert raised.value.message == "is not a part taken (a JSON object with taking, case, by and at)"
+    assert raised.value.where.endswith(" line 1")
+
+
+SHARED = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_proof_stages import pigeons
+from smtpuzzles.proofs import proof as proofs, stages
+made = proofs.certify_query(pigeons(), split=1, journal=stages.Journal(sys.argv[1]))
+print(made.taken)
+"""
+
+
+def pigeons(holes: int = 6):
+    """holes + 1 pigeons in `holes` holes, split on the first pigeon's clause: a part a hole,
+    each a fraction of a second."""
+    var = lambda p, h: p * holes + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(holes + 1) for q in range(p)]
+    return dimacs((holes + 1) * holes, clauses)
+
+
+def test_two_audits_sharing_a_journal_make_each_part_once(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "j"
+    code = SHARED.format(tests=str(Path(__file__).parent))
+    both = [subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).parents[1]) for _ in range(2)]
+    taken = [int(p.communicate(timeout=300)[0]) for p in both]
+    assert [p.returncode for p in both] == [0, 0]
+    cases = sorted(w["case"][0] for w in lines(path))
+    assert cases == list(range(1, 7))  # each part checked once, by one of them
+    assert sorted(taken) == sorted([6 - taken[1], 6 - taken[0]])  # what one made, the other took
+
+
+def test_a_killed_child_is_reaped_when_an_interrupted_wait_left_its_lock_held():
+    """A Ctrl-C between Popen._wait's taking of its lock and its try leaves the lock held, and a
+    plain wait() then waits for ever (a hostile review saw an audit hang so, once, in a cake_lpr
+    check); `reap` does not."""
+    import subprocess
+    import sys
+
+    from smtpuzzles.children import reap
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    assert child._waitpid_lock.acquire(False)  # as the cut-short wait left it
+    child.kill()
+    done = threading.Thread(target=reap, args=(child, 0.2), daemon=True)
+    done.start()
+    done.join(10)
+    assert not done.is_alive() and child.returncode == -9
+
+
+def test_of_two_audits_that_take_a_part_at_once_the_first_line_wins(tmp_path, monkeypatch):
+    """Both looked, saw the part free and wrote that they take it: the one whose line came first
+    makes it, the other leaves it (and takes it once the first is done)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "j"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    journal = stages.Journal(path)
+    real = journal._append
+
+    def after_the_other(record):
+        if record.get("taking") and record["case"] == [2]:  # the other audit's line lands just before ours
+            taking(path, 2, f"{stages.HOST} {other.pid}")
+            threading.Timer(1.0, lambda: real({"query": SMALL.sha256, "case": [2], "lemmas": 4,
+                                               "checkers": ["smtpuzzles.trusted.lrat"]})).start()
+        return real(record)
+
+    monkeypatch.setattr(journal, "_append", after_the_other)
+    monkeypatch.setattr(stages, "WAIT", 0.05)
+    made = made_only(monkeypatch, {1, 3})
+    try:
+        done = proofs.certify_query(SMALL, split=1, journal=journal, timeout=60)
+    finally:
+        other.kill()
+        other.wait()
+    assert made == [1, 3] and done.taken == 1
+
+
+def test_with_no_lrat_solver_the_proof_is_not_said_to_be_in_stages(tmp_path, monkeypatch):
+    def no_lrat(_):
+        raise ProofError("this python-sat writes no LRAT", "proof")
+
+    monkeypatch.setattr(certify, "cadical_lrat_solver", no_lrat)
+    made = proofs.certify_query(SMALL, split=1, journal=stages.Journal(tmp_path / "j"))
+    assert made.staged is None and "fallback" in made.solver and not (tmp_path / "j").exists()

@@ -34,11 +34,12 @@ from smtpuzzles.auditing.readback import Referee, recorded_instance, same_json
 from smtpuzzles.auditing.report import Report
 from smtpuzzles.canonical import canonical_json, sha256_text
 from smtpuzzles.durations import counted
-from smtpuzzles.errors import LedgerError
+from smtpuzzles.errors import InputError, LedgerError
 from smtpuzzles.folders.runfolder import BASE, CERTIFICATE, RUN, STEPS_GZ, open_run, steps_name
 from smtpuzzles.formula import smt2
 from smtpuzzles.objectives import ClaimFails, Recorded, claim_terms, describe, kind_of, meets
 from smtpuzzles.objectives.base import distinct
+from smtpuzzles.shown import escaped
 from smtpuzzles.smtlib import SOLVERS
 from smtpuzzles.symmetry import check as check_symmetry
 
@@ -52,6 +53,9 @@ def audit(run_dir: Path, resolve: str | None = None, solvers=SOLVERS, jobs: int 
     `parts_dir`: where `--proof` keeps the parts of a proof it makes in parts, and finds them again.
     `checkers`: outside LRAT checkers (smtpuzzles.proofs.external) every proof is also handed to.
     `journal`: a proof in parts is made in stages and recorded there (smtpuzzles.proofs.stages)."""
+    if journal is not None and journal.within(run_dir):
+        raise InputError("lies inside the run folder audited: a journal of checked parts is the auditor's own "
+                         "record, never a folder's", f"{journal.where} {escaped(str(journal.path))}")
     folder = open_run(Path(run_dir))  # integrity: schema, caps, no symlinks, hash chain, seal
     run, steps = folder.run, folder.steps
     where = str(folder.path / RUN)

@@ -19,6 +19,7 @@ from smtpuzzles.errors import LedgerError
 from smtpuzzles.folders.runfolder import DIMACS, PROOF, REFERENCE_DIMACS, REFERENCE_PROOF, RUN
 from smtpuzzles.objectives import claim_terms, describe
 from smtpuzzles.proofs import external, proof as proofs
+from smtpuzzles.shown import escaped
 from smtpuzzles.trusted.dimacs import ProofError, Satisfiable
 from smtpuzzles.trusted.lrat import LIMITS as LRAT_LIMITS
 
@@ -274,19 +275,30 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
              else f"made here by {made.solver}")
     words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
              f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
-    if journal is not None and split:
-        # In stages (smtpuzzles.proofs.stages): the parts a journal lists were checked by earlier audits.
-        earlier = f", {made.taken} of them by earlier audits, taken from the --checked-parts journal at its word" \
-            if made.taken else ""
-        words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) made by {made.solver}: "
-                 f"each part checked on its own by smtpuzzles.trusted.lrat{earlier}, and that the parts cover the "
-                 f"query, in {made.seconds:.1f} s")
-        if made.taken:
-            report.rests_on.append(f"the --checked-parts journal's word for {made.taken} parts of the {kind.label}")
+    if made.staged is not None:
+        words = _staged_words(made, of, query, journal, kind, report)
     outcomes = [_proof_verdict(report, kind, True, words, "")]
     cases = getattr(split, "words", f"the literals of clause {split} of the query")
     outcomes += [_outside_verdict(report, kind, *tally.verdict(cases)) for tally in kept if tally.checker.counts]
     return _worst(outcomes)
+
+
+def _staged_words(made, of: str, query, journal, kind: ProofKind, report) -> str:
+    """A proof in stages (smtpuzzles.proofs.stages) in words: what was checked here, and what was
+    taken from the journal at its word (named among what the claim rests on)."""
+    staged, name = made.staged, escaped(str(journal.path))
+    here = staged.parts - staged.taken
+    words = (f"LRAT proof of {of} ({query.variables:,} variables) in {staged.parts} parts, each checked on its own: "
+             f"{here} made by {proofs.LRAT_SOLVER} and checked here by smtpuzzles.trusted.lrat ({staged.lemmas:,} lemmas)")
+    if staged.taken:
+        words += (f", {staged.taken} checked by earlier audits and taken from the --checked-parts journal {name} at "
+                  f"its word ({staged.taken_lemmas:,} lemmas by its count)")
+        report.rests_on.append(f"the word of the --checked-parts journal {name} for {staged.taken} parts of the "
+                               f"{kind.label}")
+    words += f"; that the parts cover the query checked here, in {made.seconds:.1f} s"
+    if staged.unwritten:
+        words += f"; {staged.unwritten} of the parts checked here could not be written to the journal"
+    return words
 
 
 def _worst(outcomes: list[str]) -> str:

@@ -24,7 +24,7 @@ import tempfile
 import threading
 from typing import Iterator, Sequence
 
-from smtpuzzles.children import die_with_parent, python_child
+from smtpuzzles.children import die_with_parent, python_child, reap
 from smtpuzzles.engines import CHILD_SOLVERS, SAT_SOLVERS
 
 SOLVERS = SAT_SOLVERS + CHILD_SOLVERS
@@ -78,7 +78,7 @@ class ChildSolve:
             finally:
                 if self._child.poll() is None:  # a Ctrl-C in the wait: never leave it running
                     self._child.kill()
-                    self._child.wait()
+                    reap(self._child)
         status, model, counts = (said.split(b"\n") + [b"", b""])[:3]
         code = self._child.returncode
         if code != 0 or status not in (b"sat", b"unsat"):

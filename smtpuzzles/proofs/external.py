@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from smtpuzzles.children import die_with_parent
+from smtpuzzles.children import die_with_parent, reap
 from smtpuzzles.errors import InputError
 from smtpuzzles.proofs.prover import BackgroundProof, scratch_folder
 from smtpuzzles.trusted.dimacs import Dimacs
@@ -104,7 +104,7 @@ def _stop_group(child) -> None:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    child.wait()
+    reap(child)
 
 
 def _last_lines(handle) -> list[bytes]:
@@ -169,8 +169,8 @@ class Tally:
         earlier = f" ({self.taken} of them by earlier audits, by the journal's word)" if self.taken else ""
         return True, (f"each of its {len(self.said) + self.taken} parts (the query with its case's literals as unit "
                       f"clauses) accepted by {self.checker.name} ({self.checker.path}){earlier}, in "
-                      f"{self.seconds:.1f} s in all here; that the cases are {cases or 'a cover of the query'}, so the "
-                      f"parts cover it, checked here")
+                      f"{self.seconds:.1f} s in all{' here' if self.taken else ''}; that the cases are "
+                      f"{cases or 'a cover of the query'}, so the parts cover it, checked here")
 
 
 def case_words(cube: tuple[int, ...]) -> str:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from smtpuzzles.children import die_with_parent, python_child
+from smtpuzzles.children import die_with_parent, python_child, reap
 from smtpuzzles.proofs.budget import MAX_PROOF_BYTES
 from smtpuzzles.proofs.child import DEFAULT_SOLVER, PROOF_SOLVERS, SAT, UNSAT
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, Satisfiable
@@ -100,7 +100,7 @@ def run_prover(query: Dimacs, solver: str, timeout: float | None, folder, max_by
         finally:  # an interrupt, a time limit, a proof too large: never leave the solver running
             if child.poll() is None:
                 child.kill()
-                child.wait()
+                reap(child)
     seconds = time.perf_counter() - started
     if owner is not None and owner.stopping:
         raise ProofError(f"{solver} was stopped: the proof beside it failed or was interrupted", "proof")
