@@ -50,14 +50,14 @@ def entry() -> int:
 def _quiet_about_ctrl_c(unraisable) -> None:
     """A Ctrl-C that lands in a finaliser or a weak reference's callback (a burst of them during
     start-up) is no error worth a traceback: Python would print "Exception ignored in ..." for it;
-    after one a SIGTERM raised, the next SIGTERM is taken again (smtpuzzles.cli.stop_lost). Anything
-    else is shown as Python shows it."""
+    one a SIGTERM raised is raised again outside it (smtpuzzles.stops.lost). Anything else is shown
+    as Python shows it."""
     if not isinstance(unraisable.exc_value, KeyboardInterrupt):
         sys.__unraisablehook__(unraisable)
         return
-    cli = sys.modules.get("smtpuzzles.cli")
-    if cli is not None:
-        cli.stop_lost(unraisable.exc_value)
+    stops = sys.modules.get("smtpuzzles.stops")
+    if stops is not None:
+        stops.lost(unraisable.exc_value)
 
 
 def command() -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -1294,32 +1296,76 @@ def test_a_sigterm_ends_an_audit_re_solving_at_once_not_when_its_solvers_finish(
     assert took < 15, took
 
 
-def test_after_a_sigterm_lost_in_a_finaliser_the_next_one_is_taken():
+def test_a_sigterm_lost_in_a_finaliser_is_raised_again_outside_it(monkeypatch):
     """A KeyboardInterrupt raised inside a finaliser is dropped by Python (the unraisable hook): a
-    SIGTERM to `proofs` that landed in one let the command run to its end, exit 0, and every later
-    SIGTERM was ignored (taken once). Now the next one is taken; a burst's are still ignored while
-    the first is under way, and another lost interrupt (a Ctrl-C's) changes nothing."""
+    SIGTERM to `proofs` that landed in one let the command run to its end, exit 0. Now the
+    interrupt is raised again a moment later, outside the finaliser; a burst's later SIGTERMs are
+    still ignored, and another lost interrupt (a Ctrl-C's) changes nothing."""
     import signal
-    import types
+    import time
 
     from smtpuzzles import __main__ as entry_point
-    from smtpuzzles import cli
+    from smtpuzzles import stops
 
-    def lost(exc):
-        return types.SimpleNamespace(exc_value=exc, exc_type=type(exc), exc_traceback=None, err_msg=None, object=None)
+    class Finalised:
+        def __del__(self):
+            signal.raise_signal(signal.SIGTERM)  # the interrupt is raised here, and Python drops it
+
+    monkeypatch.setattr(sys, "unraisablehook", entry_point._quiet_about_ctrl_c)
+    previous, alarm = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGALRM)
+    reached = []
+    try:
+        stops.take_sigterm()
+        entry_point._quiet_about_ctrl_c(lost(KeyboardInterrupt()))  # not the SIGTERM's: nothing changes
+        with pytest.raises(KeyboardInterrupt):
+            thing = Finalised()
+            del thing
+            reached.append("after the finaliser")
+            time.sleep(5)
+        assert reached == ["after the finaliser"]
+        signal.raise_signal(signal.SIGTERM)  # a burst's next: ignored
+        assert signal.getsignal(signal.SIGALRM) is alarm  # the one alarm used, SIGALRM given back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def lost(exc):
+    import types
+
+    return types.SimpleNamespace(exc_value=exc, exc_type=type(exc), exc_traceback=None, err_msg=None, object=None)
+
+
+def test_a_sigterm_during_a_held_cleanup_waits_for_its_end():
+    """A temporary folder's removal is held: the SIGTERM that comes during it is raised after it,
+    so the folder is gone whole (an interrupt sent again once landed there and left it behind)."""
+    import signal
+
+    from smtpuzzles import stops
+    from smtpuzzles.proofs.prover import scratch_folder
 
     previous = signal.getsignal(signal.SIGTERM)
+    done = []
     try:
-        cli._take_sigterm()
-        with pytest.raises(KeyboardInterrupt) as first:
-            signal.raise_signal(signal.SIGTERM)  # taken
-        signal.raise_signal(signal.SIGTERM)  # a burst's next: ignored
-        entry_point._quiet_about_ctrl_c(lost(KeyboardInterrupt()))  # not the SIGTERM's: nothing changes
-        signal.raise_signal(signal.SIGTERM)
-        entry_point._quiet_about_ctrl_c(lost(first.value))  # the SIGTERM's was lost in a finaliser
+        stops.take_sigterm()
         with pytest.raises(KeyboardInterrupt):
-            signal.raise_signal(signal.SIGTERM)  # so the next is taken
-        signal.raise_signal(signal.SIGTERM)  # main sees that one: ignored from then on
+            with stops.held():
+                signal.raise_signal(signal.SIGTERM)
+                done.append("the cleanup went on")
+        assert done == ["the cleanup went on"]
+        stops.take_sigterm()
+        real = shutil.rmtree
+
+        def removed_under_a_sigterm(path, **kw):
+            signal.raise_signal(signal.SIGTERM)  # comes in the middle of the removal
+            real(path, **kw)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(shutil, "rmtree", removed_under_a_sigterm)
+            with pytest.raises(KeyboardInterrupt):
+                with scratch_folder("smtpuzzles-test-") as folder:
+                    (folder / "proof.txt").write_bytes(b"x" * 1000)
+        assert not folder.exists()
     finally:
         signal.signal(signal.SIGTERM, previous)
 

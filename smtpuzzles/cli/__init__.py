@@ -13,7 +13,7 @@ import sys
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 
-from smtpuzzles import ticker
+from smtpuzzles import stops, ticker
 from smtpuzzles.cli import common
 from smtpuzzles.cli.common import EXIT, one_line, quiet_stdout, start_up_over
 from smtpuzzles.cli.parser import build_parser
@@ -35,13 +35,13 @@ def main(argv=None) -> int:
         ticker.FORM = getattr(args, "progress", "plain")  # --progress json: every ticker of the command
         run = command(args.command)
         if args.command in PROVING and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            _take_sigterm()
+            stops.take_sigterm()
         if args.command != "solve":  # solve: once its run's modules are loaded, as the run starts
             start_up_over()
         try:
             return run(args)
         finally:  # as it was for whoever called main in its own process (a taken SIGTERM: later ones ignored)
-            if signal.getsignal(signal.SIGTERM) is _stop_as_ctrl_c and _RAISED is None:
+            if stops.taking():
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
@@ -72,35 +72,6 @@ def main(argv=None) -> int:
 # scheduler's limit) ends them as a Ctrl-C does, children killed and folders removed, where the
 # default left a prover's folder of gigabytes behind. solve and batch take SIGTERM themselves.
 PROVING = ("audit", "certify", "proofs")
-
-
-def _stop_as_ctrl_c(signum, frame):
-    # Once: a burst of SIGTERMs (a group's kill, a scheduler's) must not break into the cleanup
-    # the first one started (a later one left the prover's folder behind, 6 of 6 bursts).
-    global _RAISED
-    if _RAISED is not None:
-        return
-    _RAISED = KeyboardInterrupt()
-    raise _RAISED
-
-
-_RAISED: BaseException | None = None  # the SIGTERM's KeyboardInterrupt, once one was taken
-
-
-def _take_sigterm() -> None:
-    global _RAISED
-    _RAISED = None
-    signal.signal(signal.SIGTERM, _stop_as_ctrl_c)
-
-
-def stop_lost(exc: BaseException) -> None:
-    """Called by the unraisable hook for a KeyboardInterrupt raised inside a finaliser, where Python
-    drops it (a SIGTERM to `proofs` once let it run to its end, exit 0): when it was the SIGTERM's,
-    the next SIGTERM is taken again, where it would have been ignored. Sending it again from here
-    was tried: the interrupt sent landed in the cleanup of a temporary folder and left it behind."""
-    global _RAISED
-    if exc is _RAISED:
-        _RAISED = None
 
 
 # Each command's module is imported when that command runs (start-up: `--help` and `solve` load

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from smtpuzzles import stops
 from smtpuzzles.children import die_with_parent, python_child, reap
 from smtpuzzles.proofs.budget import MAX_PROOF_BYTES
 from smtpuzzles.proofs.child import DEFAULT_SOLVER, PROOF_SOLVERS, SAT, UNSAT
@@ -60,12 +61,14 @@ def scratch_folder(prefix: str):
     owner = BackgroundProof.of_this_thread()
     if owner is not None and owner.stopping:
         raise ProofError("the proof was stopped: the proof beside it failed or was interrupted", "proof")
-    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as tmp:
-        if owner is not None:
-            owner.keep_clean(tmp)
-        try:
-            yield Path(tmp)
-        finally:
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    if owner is not None:
+        owner.keep_clean(tmp)
+    try:
+        yield Path(tmp)
+    finally:
+        with stops.held():  # a SIGTERM taken as a Ctrl-C here would leave the folder half removed
+            shutil.rmtree(tmp, ignore_errors=True)
             if owner is not None:
                 owner.keep_clean(tmp, done=True)
 
