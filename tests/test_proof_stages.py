@@ -32,8 +32,8 @@ SMALL = dimacs(4, [[1, 2, 3], [-1, 4], [-2, 4], [-3, 4], [-4]])
 
 
 def lines(path: Path) -> list[dict]:
-    """The journal's checked parts (the lines that say an audit takes a part left out)."""
-    return [w for w in map(json.loads, path.read_text().splitlines()) if "taking" not in w]
+    """The journal's checked parts (the lines that say an audit takes a part, or gives it back, left out)."""
+    return [w for w in map(json.loads, path.read_text().splitlines()) if "taking" not in w and "released" not in w]
 
 
 def never_made(*_):
@@ -466,3 +466,42 @@ def test_with_no_lrat_solver_the_proof_is_not_said_to_be_in_stages(tmp_path, mon
     monkeypatch.setattr(certify, "cadical_lrat_solver", no_lrat)
     made = proofs.certify_query(SMALL, split=1, journal=stages.Journal(tmp_path / "j"))
     assert made.staged is None and "fallback" in made.solver and not (tmp_path / "j").exists()
+
+
+def test_a_part_taken_on_another_boot_of_this_machine_is_not_waited_for_by_its_pid(tmp_path, monkeypatch):
+    """Machines made from one image share a name ("vm"), and a process id means nothing after a
+    reboot: a part taken under another boot's id is another machine's, waited for until STALE,
+    even where a process of that number runs here (this one)."""
+    import socket
+
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+    assert stages.HOST == f"{socket.gethostname()}:{boot}"
+    path = tmp_path / "j"
+    taking(path, 2, f"{socket.gethostname()}:0ldb00t0 {os.getpid()}",
+           at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    monkeypatch.setattr(stages, "STALE", 0.0)
+    made = made_only(monkeypatch, {1, 2, 3})
+    assert proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=60).taken == 0
+    assert made == [1, 2, 3]
+
+
+def test_a_stopped_audit_gives_back_the_part_it_was_making(tmp_path, monkeypatch):
+    path = tmp_path / "j"
+
+    def interrupted(part, left, budget):
+        if part.text.endswith("\n2 0\n"):
+            raise KeyboardInterrupt
+        return MAKE_PART(part, left, budget)
+
+    monkeypatch.setattr(certify, "_proved_part", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        proofs.certify_query(SMALL, split=1, journal=stages.Journal(path))
+    said = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [w.get("released") and w["case"] for w in said if "released" in w] == [[2]]
+    # Another audit (another machine, by the line's name) takes part 2 at once, though the taking
+    # line is fresh: it was given back.
+    text = path.read_text().replace(stages.HOST, "elsewhere:boot")
+    path.write_text(text)
+    made = made_only(monkeypatch, {2, 3})
+    assert proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=60).taken == 1
+    assert made == [2, 3]

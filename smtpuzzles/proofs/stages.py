@@ -119,7 +119,7 @@ class Journal:
             entry = json.loads(line)
         except (ValueError, RecursionError):
             entry = None
-        if isinstance(entry, dict) and "taking" in entry:
+        if isinstance(entry, dict) and ("taking" in entry or "released" in entry):
             self._taking(entry, where)
             return
         try:
@@ -138,7 +138,15 @@ class Journal:
         self.entries[(query, tuple(case))] = Entry(lemmas, frozenset(checkers))
 
     def _taking(self, entry: dict, where: str) -> None:
-        """A line that says an audit took a part (it is making it): only ever a reason to wait."""
+        """A line that says an audit took a part (it is making it), or gave it back unmade (stopped):
+        only ever a reason to wait, or to wait no more."""
+        if "released" in entry:
+            query, case, by = entry.get("released"), entry.get("case"), entry.get("by")
+            if not (_sha(query) and _literals(case) and isinstance(by, str)):
+                raise InputError("is not a part given back (a JSON object with released, case and by)", where)
+            takers = self.takers.get((query, tuple(case)), [])
+            takers[:] = [(who, at) for who, at in takers if who != by]
+            return
         query, case, by, at = entry.get("taking"), entry.get("case"), entry.get("by"), entry.get("at")
         try:
             when = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
@@ -173,6 +181,12 @@ class Journal:
             first = self._first_taker(query, case)
         return first in (None, self.me)
 
+    def release(self, query: str, cases) -> None:
+        """Give back parts this audit took and did not finish (it was stopped): written at once, so
+        that audits sharing the journal need not wait for them to grow stale."""
+        for case in cases:
+            self._append({"released": query, "case": list(case), "by": self.me, "at": _now()})
+
     def _first_taker(self, query: str, case: tuple[int, ...]) -> str | None:
         """The first audit, in the journal's order, that took the part and may still be making it."""
         return next((by for by, at in self.takers.get((query, case), ()) if _alive(by, at)), None)
@@ -201,8 +215,22 @@ def _literals(value) -> bool:
     return isinstance(value, list) and all(type(x) is int and x != 0 for x in value)
 
 
-HOST = socket.gethostname()
-STALE = 24 * 3600.0  # a part another machine took this long ago is taken to be given up
+def _this_machine() -> str:
+    """This machine, as the lines that take a part name it: its name and the boot's id (machines
+    made from one image share a name; a process id means something only within one boot)."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", "rb") as handle:
+            boot = handle.read(64).decode("ascii", "replace").strip()[:8]
+    except OSError:
+        boot = "?"
+    return f"{socket.gethostname()}:{boot}"
+
+
+HOST = _this_machine()
+# A part another machine (or an earlier boot) took this long ago is taken to be given up: a stopped
+# audit gives its parts back at once, so this is for one that was killed, or lost with its machine;
+# at worst a part is made twice. The longest part of the 16x16 record took about 6 minutes.
+STALE = 3600.0
 
 
 def _now() -> str:
@@ -210,9 +238,9 @@ def _now() -> str:
 
 
 def _alive(by: str, at: float) -> bool:
-    """Whether the audit `by` ("HOST PID") may still be making a part it took at `at` (epoch
-    seconds): a process of this machine that is still running (this one too); another machine's
-    within STALE of taking it."""
+    """Whether the audit `by` ("MACHINE PID") may still be making a part it took at `at` (epoch
+    seconds): a process of this machine and boot that is still running (this one too); another
+    machine's within STALE of taking it."""
     host, _, pid = by.rpartition(" ")
     if host != HOST:
         return time.time() - at < STALE
@@ -261,17 +289,23 @@ class _Stages:
         self.names = frozenset([TRUSTED, *getattr(observe, "names", ())])
         self.body = None  # the query's clauses as DIMACS lines, made for the first part made here
         self.lemmas = self.taken_lemmas = self.taken = self.done = 0
+        self.making: tuple[int, ...] | None = None  # the part this audit took and is making
 
     def left(self) -> float | None:
         return None if self.timeout is None else self.timeout - (time.perf_counter() - self.started)
 
     def run(self) -> Staged:
         cases = self.split.cases
-        waiting = [(number, cube) for number, cube in enumerate(cases, 1) if not self._settle(number, cube)]
-        while waiting:  # parts other audits took first: theirs, unless their taker is gone
-            self._out_of_time()
-            time.sleep(WAIT)
-            waiting = [(number, cube) for number, cube in waiting if not self._settle(number, cube)]
+        try:
+            waiting = [(number, cube) for number, cube in enumerate(cases, 1) if not self._settle(number, cube)]
+            while waiting:  # parts other audits took first: theirs, unless their taker is gone
+                self._out_of_time()
+                time.sleep(WAIT)
+                waiting = [(number, cube) for number, cube in waiting if not self._settle(number, cube)]
+        except BaseException:  # stopped (Ctrl-C, a time limit, a part with no proof): the part under way given back
+            if self.making is not None:
+                self.journal.release(self.query.sha256, [self.making])
+            raise
         self._cover()
         return Staged(self.lemmas, self.taken_lemmas, len(cases), self.taken, self.journal.unwritten)
 
@@ -293,7 +327,9 @@ class _Stages:
             if self.observe is not None:
                 self.observe.take(cube)
         else:
+            self.making = cube
             self.lemmas += self._checked_part(number, cube)
+            self.making = None
         self.done += 1
         self.say(f"part {number}/{len(self.split.cases)} checked on its own" +
                  (f", {self.taken} of them taken from {self.journal.path}" if self.taken else ""))
