@@ -505,3 +505,19 @@ def test_a_stopped_audit_gives_back_the_part_it_was_making(tmp_path, monkeypatch
     made = made_only(monkeypatch, {2, 3})
     assert proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), timeout=60).taken == 1
     assert made == [2, 3]
+
+
+def test_the_api_takes_a_journal_as_the_command_does(cli, monkeypatch, tmp_path):
+    from smtpuzzles import api
+
+    kingtour_encoding_with(monkeypatch, proof_parts=True)
+    result = cli.solve_json("kingtour", "--size", 4, "--box", "2x2", code=0)
+    journal = tmp_path / "checked.jsonl"
+    first = api.audit(result["run_dir"], proof=True, checked_parts=journal, checker="none")
+    assert first.verdict == "clean" and lines(journal)
+    again = api.audit(result["run_dir"], proof=True, checked_parts=str(journal), checker="none")
+    assert again.verdict == "clean" and any("journal" in r for r in again.report.rests_on)
+    with pytest.raises(InputError) as raised:
+        api.audit(result["run_dir"], checked_parts=journal)
+    assert str(raised.value) == "audit(checked_parts=...): records the parts of proofs audit(proof=...) makes: " \
+                                "add audit(proof=...)"
