@@ -10,7 +10,9 @@ Three things make it hold:
 - Python drops a KeyboardInterrupt raised inside a finaliser (a SIGTERM to `proofs` let it run to
   its end, exit 0, in 2 of 14 runs sent as the reference proof starts): the unraisable hook hands
   such an interrupt to `lost`, which sends it again a moment later, from a timer signal, outside
-  the finaliser (and after any held cleanup).
+  the finaliser (and after any held cleanup), unless a timer of the caller's is running (then the
+  next SIGTERM is taken again). A held cleanup has no time limit of its own: a second Ctrl-C
+  (SIGINT, never held) still gets out.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _raised: BaseException | None = None  # the SIGTERM's KeyboardInterrupt, once on
 _held = 0  # held() blocks the main thread is in
 _waiting: BaseException | None = None  # raised inside them, raised again at their end
 _alarm_before = signal.SIG_DFL  # SIGALRM's handler before `lost` took it
+_alarm_set = False  # lost's alarm is set, SIGALRM taken
 
 
 def take_sigterm() -> None:
@@ -35,14 +38,32 @@ def take_sigterm() -> None:
 
 
 def taking() -> bool:
-    """Whether SIGTERM is taken as a Ctrl-C and none was taken yet."""
-    return signal.getsignal(signal.SIGTERM) is _as_ctrl_c and _raised is None
+    """Whether SIGTERM is taken as a Ctrl-C (whether one was taken or not)."""
+    return signal.getsignal(signal.SIGTERM) is _as_ctrl_c
+
+
+def taken() -> bool:
+    """Whether a SIGTERM was taken (its interrupt raised, or waiting for a held block's end)."""
+    return _raised is not None
+
+
+def give_back() -> None:
+    """The command is over: SIGTERM as it was before `take_sigterm` (the default), and an interrupt
+    `lost` would raise again dropped."""
+    global _raised
+    if _alarm_set:
+        _cancel_alarm()
+    if taking():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _raised = None
 
 
 def _as_ctrl_c(signum, frame):
     global _raised, _waiting
     if signum == signal.SIGALRM:  # lost's one alarm: SIGALRM as it was
-        signal.signal(signal.SIGALRM, _alarm_before)
+        _cancel_alarm()
+        if not taking():  # the command ended meanwhile: nothing left to stop
+            return
     if _raised is not None:
         return
     _raised = KeyboardInterrupt()
@@ -55,15 +76,25 @@ def _as_ctrl_c(signum, frame):
 def lost(exc: BaseException) -> None:
     """The unraisable hook's: a KeyboardInterrupt raised inside a finaliser, where Python dropped
     it. When it was the SIGTERM's, it is raised again shortly (SIGALRM), outside the finaliser."""
-    global _raised, _alarm_before
-    if exc is not _raised or signal.getsignal(signal.SIGTERM) is not _as_ctrl_c:
+    global _raised, _alarm_before, _alarm_set
+    if exc is not _raised or not taking():
         return
-    _raised = None
+    _raised = None  # the next SIGTERM is taken again; and, where the timer is free, this one is sent again
     try:
+        if signal.getitimer(signal.ITIMER_REAL)[0]:  # a caller's own timer: left alone
+            return
         _alarm_before = signal.signal(signal.SIGALRM, _as_ctrl_c)
+        _alarm_set = True
         signal.setitimer(signal.ITIMER_REAL, AGAIN)
-    except ValueError:  # not the main thread: the next SIGTERM is taken again
+    except ValueError:  # not the main thread
         pass
+
+
+def _cancel_alarm() -> None:
+    global _alarm_set
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, _alarm_before)
+    _alarm_set = False
 
 
 @contextlib.contextmanager

@@ -1383,3 +1383,44 @@ def test_an_audit_run_in_process_leaves_sigterm_as_it_found_it(capsys):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
     assert main(["audit", "no-such-folder", "--progress-every", "0"]) == 2
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_an_in_process_caller_gets_sigterm_and_its_timer_back_after_a_stopped_audit():
+    """main() called twice in one process: the first audit stopped by a SIGTERM must not leave the
+    handler behind (the second audit ran to its end through a SIGTERM, and the caller ignored
+    one); an interrupt lost in a finaliser is sent again only where no timer of the caller's runs,
+    and never after the command is over."""
+    import signal
+
+    from smtpuzzles import stops
+
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    stops.take_sigterm()
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGTERM)
+    stops.give_back()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and not stops.taken()
+    # A caller's own timer is left running: the lost interrupt is not sent again over it.
+    fired = []
+    before = signal.signal(signal.SIGALRM, lambda *_: fired.append("the caller's alarm"))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        stops.take_sigterm()
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt as exc:
+            stops.lost(exc)  # as if dropped in a finaliser
+        time.sleep(0.6)
+        assert fired == ["the caller's alarm"]
+        # Sent again by the alarm, but the command ended first: nothing is raised after it.
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt as exc:
+            stops.lost(exc)
+        stops.give_back()
+        time.sleep(0.2)
+        assert signal.getsignal(signal.SIGALRM) is not stops._as_ctrl_c
+    finally:
+        stops.give_back()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)

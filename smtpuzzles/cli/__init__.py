@@ -40,9 +40,11 @@ def main(argv=None) -> int:
             start_up_over()
         try:
             return run(args)
-        finally:  # as it was for whoever called main in its own process (a taken SIGTERM: later ones ignored)
-            if stops.taking():
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        finally:
+            # As it was for whoever called main in its own process; the installed command keeps a
+            # taken SIGTERM's handler (a burst's later ones ignored) until it ignores every stop.
+            if not (common.THE_COMMAND and stops.taken()):
+                stops.give_back()
     except InputError as exc:
         print(f"smtpuzzles: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
