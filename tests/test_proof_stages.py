@@ -521,3 +521,21 @@ def test_the_api_takes_a_journal_as_the_command_does(cli, monkeypatch, tmp_path)
         api.audit(result["run_dir"], checked_parts=journal)
     assert str(raised.value) == "audit(checked_parts=...): records the parts of proofs audit(proof=...) makes: " \
                                 "add audit(proof=...)"
+
+
+def test_kept_parts_are_checked_not_made_and_a_wrong_one_is_made_anew(tmp_path, monkeypatch):
+    import gzip
+
+    kept = tmp_path / "parts"
+    proofs.certify_query(SMALL, split=1, parts_dir=kept, journal=stages.Journal(tmp_path / "j1"))
+    assert len(list(kept.glob("*.lrat.gz"))) == 3
+    monkeypatch.setattr(certify, "_proved_part", never_made)
+    found = proofs.certify_query(SMALL, split=1, parts_dir=kept, journal=stages.Journal(tmp_path / "j2"))
+    assert found.taken == 0 and [w["case"] for w in lines(tmp_path / "j2")] == [[1], [2], [3]]
+    second = next(p for p in kept.glob("*.lrat.gz") if p.name.endswith("+2.lrat.gz"))
+    second.write_bytes(gzip.compress(b"9 0 2 0\n"))  # well formed, proves nothing
+    made = made_only(monkeypatch, {2})
+    said = []
+    again = proofs.certify_query(SMALL, split=1, parts_dir=kept, journal=stages.Journal(tmp_path / "j3"),
+                                 progress=said.append)
+    assert again.taken == 0 and made == [2] and any("fails on its own" in s and "made anew" in s for s in said)

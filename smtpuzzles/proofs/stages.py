@@ -351,7 +351,9 @@ class _Stages:
         if proof is not None:  # not made here: checked under a found proof's caps
             limits = replace(lrat.MADE_HERE, visits_per_byte=lrat.LIMITS.visits_per_byte)
             verdict = _check_part(nvars, formula, proof, limits, self.left())
-            if not verdict.ok:
+            if verdict.ok is None:  # out of time, no verdict: never a reason to make it again
+                self._out_of_time()
+            if verdict.ok is False:
                 self.say(f"part {number} kept in {store.path(cube)} fails on its own ({verdict.message}): made anew")
                 proof = None
         if proof is None:
