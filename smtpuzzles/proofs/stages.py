@@ -262,7 +262,7 @@ class Staged:
     unwritten: int = 0  # parts checked here whose line could not be written to the journal
 
 
-WAIT = 5.0  # seconds between looks at the journal while the last parts are made by other audits
+WAIT = 0.5  # seconds between looks at the journal while the last parts are made by other audits (a read of what is new)
 
 
 def certify_in_stages(query: Dimacs, split: int | Split, timeout: float | None, say, started: float, make_part,
