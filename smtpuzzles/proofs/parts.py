@@ -99,10 +99,7 @@ class _Join:
 
         left = self.left()
         deadline = None if left is None else time.monotonic() + max(0.0, left)
-        # Made here, it is bounded by time alone; parts read back from the store were not made here, so
-        # what checking them may cost is bounded by their size, as for a proof read from a folder.
-        limits = lrat.MADE_HERE if self.store is None else replace(lrat.MADE_HERE,
-                                                                    visits_per_byte=lrat.LIMITS.visits_per_byte)
+        limits = lrat.MADE_HERE if self.store is None else found_limits()
         verdict = check_lrat(self.nvars, self.clauses, lines(), deadline=deadline, limits=limits)
         if verdict.ok is None:
             raise ProofError(f"the proof in parts was not checked within {self.timeout:g} s", "proof")
@@ -135,12 +132,10 @@ class _Join:
             left = self.left()
             if left is not None and left <= 0:
                 raise ProofError(f"no proof within {self.timeout:g} s ({number - 1} of {len(cases)} parts)", "proof")
-            units_text = "".join(f"{lit} 0\n" for lit in cube)
-            part = Dimacs(f"p cnf {nvars} {m + len(cube)}\n{body}{units_text}", nvars, m + len(cube))
+            part = part_dimacs(nvars, m, body, cube)
             stored = store.read(cube, self.part_budget) if store is not None else None
             if stored is not None and verify_found:
-                alone = check_lrat(nvars, [*clauses, *([lit] for lit in cube)], stored, limits=limits,
-                                   deadline=None if left is None else time.monotonic() + left)
+                alone = check_part(nvars, clauses, cube, stored, limits, left)
                 if not alone.ok:
                     self.say(f"part {number} kept in {store.path(cube)} fails on its own ({alone.message}): made anew")
                     stored = None
@@ -169,6 +164,27 @@ class _Join:
             self.say(f"part {number}/{len(cases)} done, {size / 1e6:.0f} MB{kept}")
             yield text, kept_in
         yield self.split.closing(units, next_id)[0], None
+
+
+def found_limits():
+    """Made here, a part's proof is bounded by time alone; one read back from a store was not made
+    here, so what checking it may cost is bounded by its size, as a proof read from a folder is."""
+    return replace(lrat.MADE_HERE, visits_per_byte=lrat.LIMITS.visits_per_byte)
+
+
+def part_dimacs(nvars: int, m: int, body: str, cube: tuple[int, ...]) -> Dimacs:
+    """A part: the query's `m` clauses (`body`, their DIMACS lines, made once a query) and the cube's
+    literals as unit clauses after them."""
+    units = "".join(f"{lit} 0\n" for lit in cube)
+    return Dimacs(f"p cnf {nvars} {m + len(cube)}\n{body}{units}", nvars, m + len(cube))
+
+
+def check_part(nvars: int, clauses: list[list[int]], cube: tuple[int, ...], proof: bytes, limits,
+               left: float | None):
+    """smtpuzzles.trusted.lrat's verdict on one part's proof alone: the query's clauses, then the
+    cube's units (ids m+1..), as the part's proof numbers them; `left`, seconds (None: no bound)."""
+    deadline = None if left is None else time.monotonic() + max(0.0, left)
+    return check_lrat(nvars, [*clauses, *([lit] for lit in cube)], proof, limits=limits, deadline=deadline)
 
 
 def _rejected_part(message: str, found: list) -> str:

@@ -28,13 +28,14 @@ import os
 import socket
 import stat
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 from smtpuzzles.proofs.external import case_words
+from smtpuzzles.proofs.parts import check_part, found_limits, part_dimacs
 from smtpuzzles.proofs.splits import Split, by_clause
 from smtpuzzles.trusted import lrat
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, clause_lines
@@ -340,17 +341,13 @@ class _Stages:
         when all of them accept it, written to the journal: its lemmas."""
         part_started = time.perf_counter()
         nvars, clauses, store = self.nvars, self.clauses, self.store
-        m = len(clauses)
         if self.body is None:
             self.body = clause_lines(clauses)
-        units = "".join(f"{lit} 0\n" for lit in cube)
-        part = Dimacs(f"p cnf {nvars} {m + len(cube)}\n{self.body}{units}", nvars, m + len(cube))
-        formula = [*clauses, *([lit] for lit in cube)]
+        part = part_dimacs(nvars, len(clauses), self.body, cube)
         proof = store.read(cube, self.part_budget) if store is not None else None
         verdict = None
         if proof is not None:  # not made here: checked under a found proof's caps
-            limits = replace(lrat.MADE_HERE, visits_per_byte=lrat.LIMITS.visits_per_byte)
-            verdict = _check_part(nvars, formula, proof, limits, self.left())
+            verdict = check_part(nvars, clauses, cube, proof, found_limits(), self.left())
             if verdict.ok is None:  # out of time, no verdict: never a reason to make it again
                 self._out_of_time()
             if verdict.ok is False:
@@ -360,7 +357,7 @@ class _Stages:
             proof = self.make_part(part, self.left(), self.part_budget)
             if store is not None and not store.write(cube, proof):
                 self.say(f"part {number} not kept in {store.folder}: {store.failure}")
-            verdict = _check_part(nvars, formula, proof, lrat.MADE_HERE, self.left())
+            verdict = check_part(nvars, clauses, cube, proof, lrat.MADE_HERE, self.left())
         if verdict.ok is None:
             self._out_of_time()
             raise ProofError(f"part {number} was not checked in the time left", "proof")
@@ -383,9 +380,4 @@ class _Stages:
         cover = check_lrat(self.nvars, [*self.clauses, *([-lit for lit in cube] for cube in cases)], closing)
         if not cover.ok:
             raise ProofError(f"the parts do not cover the query: {cover.message}", "proof")
-
-
-def _check_part(nvars: int, formula: list[list[int]], proof: bytes, limits, left: float | None):
-    deadline = None if left is None else time.monotonic() + max(0.0, left)
-    return check_lrat(nvars, formula, proof, deadline=deadline, limits=limits)
 
