@@ -270,13 +270,14 @@ def _make_lrat_proof(report, kind: ProofKind, query, timeout, progress, split=No
     tell({"query": kind.query, "solver": "an LRAT proof", "state": "done", "answer": "checked",
           "seconds": made.seconds})
     of = "the refutation" if kind.key == MAIN_PROOF.key else "the reference formula"
-    # Parts found in --keep-parts were made by an earlier audit: the words do not say "made here" of them.
-    maker = (f"made by {made.solver}, {made.found} of them found in the --keep-parts folder," if made.found
-             else f"made here by {made.solver}")
-    words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
-             f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
     if made.staged is not None:
         words = _staged_words(made, of, query, journal, kind, report)
+    else:
+        # Parts found in --keep-parts were made by an earlier audit: the words do not say "made here" of them.
+        maker = (f"made by {made.solver}, {made.found} of them found in the --keep-parts folder," if made.found
+                 else f"made here by {made.solver}")
+        words = (f"LRAT proof of {of} ({query.variables:,} variables, {made.lemmas:,} lemmas) {maker} "
+                 f"and checked by smtpuzzles.trusted.lrat, in {made.seconds:.1f} s")
     outcomes = [_proof_verdict(report, kind, True, words, "")]
     cases = getattr(split, "words", f"the literals of clause {split} of the query")
     outcomes += [_outside_verdict(report, kind, *tally.verdict(cases)) for tally in kept if tally.checker.counts]

@@ -32,8 +32,12 @@ class Certified:
     solver: str
     seconds: float  # proving, checking and writing, together
     found: int = 0  # parts taken from a parts folder (made by an earlier run, checked here as made)
-    taken: int = 0  # parts of a proof in stages taken from its journal at its word (not checked here)
     staged: object = None  # made in stages: smtpuzzles.proofs.stages.Staged (`lemmas` then counts both)
+
+    @property
+    def taken(self) -> int:
+        """Parts of a proof in stages taken from its journal at its word (not checked here)."""
+        return self.staged.taken if self.staged is not None else 0
 
 
 def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | None = None,
@@ -85,7 +89,7 @@ def certify_query(query: Dimacs, solver: str = LRAT_SOLVER, timeout: float | Non
         staged = certify_in_stages(query, split, timeout, say, started, _proved_part, journal,
                                    None if parts_dir is None else PartsStore(parts_dir, query), observe, part_budget)
         return Certified(b"", staged.lemmas + staged.taken_lemmas, f"{name}, in {staged.parts} parts checked one by one",
-                         time.perf_counter() - started, taken=staged.taken, staged=staged)
+                         time.perf_counter() - started, staged=staged)
     if solver == LRAT_SOLVER and split:
         lrat, checked, parts, found = certify_in_parts(
             query, split, timeout, say, started, budget, _proved_part, keep,

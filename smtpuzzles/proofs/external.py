@@ -203,7 +203,6 @@ class Observer:
     def take(self, case: tuple[int, ...]) -> None:
         for tally in self.kept:
             tally.taken += 1
-            tally.said.pop(case, None)
 
 
 _IDENTITIES: dict[str, str] = {}
