@@ -27,7 +27,6 @@ _raised: BaseException | None = None  # the SIGTERM's KeyboardInterrupt, once on
 _held = 0  # held() blocks the main thread is in
 _waiting: BaseException | None = None  # raised inside them, raised again at their end
 _alarm_before = signal.SIG_DFL  # SIGALRM's handler before `lost` took it
-_alarm_set = False  # lost's alarm is set, SIGALRM taken
 
 
 def take_sigterm() -> None:
@@ -51,7 +50,7 @@ def give_back() -> None:
     """The command is over: SIGTERM as it was before `take_sigterm` (the default), and an interrupt
     `lost` would raise again dropped."""
     global _raised
-    if _alarm_set:
+    if signal.getsignal(signal.SIGALRM) is _as_ctrl_c:  # lost's alarm still set
         _cancel_alarm()
     if taking():
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -76,7 +75,7 @@ def _as_ctrl_c(signum, frame):
 def lost(exc: BaseException) -> None:
     """The unraisable hook's: a KeyboardInterrupt raised inside a finaliser, where Python dropped
     it. When it was the SIGTERM's, it is raised again shortly (SIGALRM), outside the finaliser."""
-    global _raised, _alarm_before, _alarm_set
+    global _raised, _alarm_before
     if exc is not _raised or not taking():
         return
     _raised = None  # the next SIGTERM is taken again; and, where the timer is free, this one is sent again
@@ -84,17 +83,14 @@ def lost(exc: BaseException) -> None:
         if signal.getitimer(signal.ITIMER_REAL)[0]:  # a caller's own timer: left alone
             return
         _alarm_before = signal.signal(signal.SIGALRM, _as_ctrl_c)
-        _alarm_set = True
         signal.setitimer(signal.ITIMER_REAL, AGAIN)
     except ValueError:  # not the main thread
         pass
 
 
 def _cancel_alarm() -> None:
-    global _alarm_set
     signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, _alarm_before)
-    _alarm_set = False
 
 
 @contextlib.contextmanager
