@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smtpuzzles.canonical import is_sha256_hex
 from smtpuzzles.cubes import DEPTHS as CUBE_DEPTHS, MAX_CUBE
 from smtpuzzles.advice import ORDERS
 from smtpuzzles.objectives import claim_fields, integer_list_fields
@@ -80,10 +81,6 @@ MAX_JSON_VALUES = {RUN: 1_000_000, SOLUTION: 2_000_000, STEPS: 8_000_000}  # ste
 MAX_STEP_VALUES = 2_000_000  # one step line
 
 # ------------------------------------------------------------------------------------------ schema
-def _is_hex64(value) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-
-
 def _is_name(value: str) -> bool:
     """A variable name as encoders write them: letters, digits and underscores, at most 64."""
     return 0 < len(value) <= 64 and value.isascii() and value.replace("_", "a").isalnum()
@@ -165,8 +162,8 @@ def check_run(run, where: str) -> dict:
     _require(isinstance(run, dict), f"must be a JSON object, not {type(run).__name__}", where)
     _check_keys(run, RUN_KEYS, RUN_REQUIRED, where)
     _require(run["format"] == 1, f"format {run['format']} is not one this version reads (1)", where)
-    _require(_is_hex64(run["instance_sha256"]), "instance_sha256 is not a sha-256", where)
-    _require(_is_hex64(run["last_step_sha256"]), "last_step_sha256 is not a sha-256", where)
+    _require(is_sha256_hex(run["instance_sha256"]), "instance_sha256 is not a sha-256", where)
+    _require(is_sha256_hex(run["last_step_sha256"]), "last_step_sha256 is not a sha-256", where)
     _require(run["status"] in STATUSES, f"unknown status {run['status'][:40]!r}", where)
     _require(run["steps"] >= 0, "steps is negative", where)
     _require(run.get("search", "climb") in ORDERS, f"unknown search {str(run.get('search'))[:40]!r}", where)
@@ -185,11 +182,11 @@ def check_run(run, where: str) -> dict:
     except InputError as exc:
         raise LedgerError(str(exc), where) from None
     base = run["base"]
-    _require(base.get("file") == BASE and _is_hex64(base.get("sha256")) and set(base) == {"file", "sha256"},
+    _require(base.get("file") == BASE and is_sha256_hex(base.get("sha256")) and set(base) == {"file", "sha256"},
              f"base must be {{file: {BASE}, sha256}}", where)
     if "certificate" in run:
         cert = run["certificate"]
-        _require(cert.get("file") == CERTIFICATE and _is_hex64(cert.get("sha256")) and _is_int(cert.get("step"))
+        _require(cert.get("file") == CERTIFICATE and is_sha256_hex(cert.get("sha256")) and _is_int(cert.get("step"))
                  and set(cert) == {"file", "claim", "step", "sha256"},
                  f"certificate must be {{file: {CERTIFICATE}, claim, step, sha256}}", where)
         check_claim(cert["claim"], f"{where} certificate")
@@ -213,7 +210,7 @@ def check_proof_record(record, where: str, proof_file: str = PROOF, dimacs_file:
     _require(record["format"] == "lrat", f"format {record['format'][:20]!r} is not one this version reads (lrat)", where)
     _require(record["file"] == proof_file and record["dimacs"] == dimacs_file,
              f"the proof files must be {proof_file} and {dimacs_file}", where)
-    _require(_is_hex64(record["sha256"]) and _is_hex64(record["dimacs_sha256"]), "a file hash is not a sha-256", where)
+    _require(is_sha256_hex(record["sha256"]) and is_sha256_hex(record["dimacs_sha256"]), "a file hash is not a sha-256", where)
     _require(all(record[k] >= 0 for k in ("variables", "clauses", "lemmas", "bytes")), "a count is negative", where)
     check_claim(record["claim"], where)
     return record

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from smtpuzzles.canonical import is_sha256_hex
 from smtpuzzles.errors import InputError
 from smtpuzzles.shown import escaped
 from smtpuzzles.proofs.external import case_words
@@ -128,7 +129,7 @@ class Journal:
         except (KeyError, TypeError):
             raise InputError("is not a checked part (a JSON object with query, case, lemmas and checkers)",
                              where) from None
-        if not _sha(query):
+        if not is_sha256_hex(query):
             raise InputError("its query is not a sha-256 in hex", where)
         if not _literals(case):
             raise InputError("its case is not a list of nonzero literals", where)
@@ -143,7 +144,7 @@ class Journal:
         only ever a reason to wait, or to wait no more."""
         if "released" in entry:
             query, case, by = entry.get("released"), entry.get("case"), entry.get("by")
-            if not (_sha(query) and _literals(case) and isinstance(by, str)):
+            if not (is_sha256_hex(query) and _literals(case) and isinstance(by, str)):
                 raise InputError("is not a part given back (a JSON object with released, case and by)", where)
             takers = self.takers.get((query, tuple(case)), [])
             takers[:] = [(who, at) for who, at in takers if who != by]
@@ -153,7 +154,7 @@ class Journal:
             when = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()
         except (TypeError, ValueError):
             when = None
-        if not (_sha(query) and _literals(case) and isinstance(by, str) and 0 < len(by) <= 300 and when is not None):
+        if not (is_sha256_hex(query) and _literals(case) and isinstance(by, str) and 0 < len(by) <= 300 and when is not None):
             raise InputError("is not a part taken (a JSON object with taking, case, by and at)", where)
         self.takers.setdefault((query, tuple(case)), []).append((by, when))
 
@@ -206,10 +207,6 @@ class Journal:
         except OSError as exc:
             return exc.strerror or str(exc)
         return ""
-
-
-def _sha(value) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
 def _literals(value) -> bool:
