@@ -207,6 +207,14 @@ def put_on_path(monkeypatch, *folders: Path) -> None:
     importlib.invalidate_caches()
 
 
+def stand_in(tmp_path: Path, name: str, body: str) -> Path:
+    """A checker program written for the test: a Python script called as CHECKER FORMULA PROOF."""
+    path = tmp_path / name
+    path.write_text(f"#!{sys.executable}\nimport sys, time\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
 def one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, f"expected one error line, got: {err!r}"

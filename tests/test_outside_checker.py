@@ -14,23 +14,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import copy_of_run, kingtour_encoding_with, one_error_line, solved_once
+from conftest import copy_of_run, kingtour_encoding_with, one_error_line, solved_once, stand_in
 
 HERE = Path(__file__).resolve().parent
 CAKE_SOURCE = HERE.parent.parent / "shared" / "tools" / "cake_lpr"
-
-
-def stand_in(tmp_path: Path, name: str, body: str) -> Path:
-    """A checker program written for the test: a Python script called as CHECKER FORMULA PROOF."""
-    path = tmp_path / name
-    path.write_text(f"#!{sys.executable}\nimport sys, time\n{body}\n")
-    path.chmod(0o755)
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import kingtour_encoding_with, one_error_line
+from conftest import kingtour_encoding_with, one_error_line, stand_in
 from smtpuzzles.errors import InputError
 from smtpuzzles.proofs import certify, external, stages
 from smtpuzzles.proofs import proof as proofs
@@ -87,15 +87,6 @@ def test_a_part_an_outside_checker_rejects_is_never_written(tmp_path):
     kept, observe = external.tallies([checker], None, "proof", "the query")
     proofs.certify_query(SMALL, split=1, journal=stages.Journal(path), observe=observe)
     assert lines(path) == [] and kept[0].verdict()[0] is False
-
-
-def stand_in(tmp_path: Path, name: str, body: str) -> Path:
-    import sys
-
-    path = tmp_path / name
-    path.write_text(f"#!{sys.executable}\nimport sys\n{body}\n")
-    path.chmod(0o755)
-    return path
 
 
 def test_a_part_whose_proof_is_rejected_stops_the_proof_and_is_not_written(tmp_path, monkeypatch):
@@ -391,10 +382,9 @@ print(made.taken)
 def pigeons(holes: int = 6):
     """holes + 1 pigeons in `holes` holes, split on the first pigeon's clause: a part a hole,
     each a fraction of a second."""
-    var = lambda p, h: p * holes + h + 1  # noqa: E731
-    clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
-    clauses += [[-var(p, h), -var(q, h)] for h in range(holes) for p in range(holes + 1) for q in range(p)]
-    return dimacs((holes + 1) * holes, clauses)
+    from test_checker_soundness import php
+
+    return dimacs(*php(holes + 1, holes))
 
 
 def test_two_audits_sharing_a_journal_make_each_part_once(tmp_path):
