@@ -89,11 +89,11 @@ def interrupt_after(monkeypatch, checks: int):
     real = drv.Steering.check
     seen = []
 
-    def check(self, claim):
+    def check(self, claim, later=None):
         seen.append(claim)
         if len(seen) > checks:
             raise KeyboardInterrupt
-        return real(self, claim)
+        return real(self, claim, later)
 
     monkeypatch.setattr(drv.Steering, "check", check)
 
