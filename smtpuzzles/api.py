@@ -52,8 +52,7 @@ def _one_line(function):
 def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool = False, count: int | bool | None = None,
           time_limit: float | None = None, out: str | Path | None = None, engine: str | None = None,
           encoding: str | None = None, certify: bool = False, budget: float | None = None, cubes: int = 0,
-          split_after: float = 5.0, no_guide: bool = False, share: int | None = None, ahead: int | None = None,
-          **options: Any) -> Result:
+          split_after: float = 5.0, no_guide: bool = False, share: int | None = None, **options: Any) -> Result:
     """Solve one instance of `puzzle` and return its `Result`.
 
     `source` is a file path, the input text itself, a URL (for a puzzle that reads them), or a dict
@@ -64,9 +63,8 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
     the whole solve the same way (resumable: `smtpuzzles solve PUZZLE --resume RUN_DIR`). `certify`
     stores checked LRAT proofs of the closing claim; `cubes`, `split_after` and `no_guide` are
     `--cubes`, `--split-after` and `--no-guide` (the cubes solved here, one by one); `share` is
-    `--share`, a hard check shared out to that many local processes (smtpuzzles.sharing); `ahead` is
-    `--ahead`, that many checks asked ahead while the checks are hard (the sat engine). Bad input
-    raises `InputError` naming the place.
+    `--share`, a hard check shared out to that many local processes (smtpuzzles.sharing). Bad input raises
+    `InputError` naming the place.
     """
     if not isinstance(puzzle, str):  # puzzles.get would hash a list (TypeError)
         raise InputError(f"a puzzle's name, not {type(puzzle).__name__}", "solve(puzzle=...)")
@@ -82,12 +80,6 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
              "cubes": cubes, "share": share, "split_after": split_after, "no_guide": no_guide, "out": out}
     # Every argument checked as the command line and job files check theirs, in the same words.
     asked = request.solve_request(module, words, _argument, _api_input)
-    params = asked.engine_params()
-    if ahead is not None:
-        from smtpuzzles.engines import check_params, with_flags
-
-        check_params("sat", {"ahead": ahead}, "solve(ahead=...)")
-        params = with_flags(asked.engine, params, ahead=ahead)
     text = asked.input.read()
     instance = module.load(text, asked.input.source, asked.options)
     keep = None
@@ -99,7 +91,7 @@ def solve(puzzle: str, source: str | Path | dict | None = None, *, unique: bool 
 
     outcome, ledger = runner.solve(module, instance, text or "", out_dir=out, engine=asked.engine,
                                    encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
-                                   limit=asked.limit, params=params, cubes=asked.cubes,
+                                   limit=asked.limit, params=asked.engine_params(), cubes=asked.cubes,
                                    split_after=asked.split_after, budget=asked.budget, share=asked.share)
     if asked.certify and outcome.certificate is not None:
         runner.certify(ledger.dir, encoding=outcome.encoding)

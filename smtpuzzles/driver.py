@@ -79,11 +79,10 @@ class Steering:
         if close is not None:
             close()
 
-    def check(self, claim: dict, later: Callable[[int], list[dict]] | None = None) -> tuple[str, dict | None, Any]:
+    def check(self, claim: dict) -> tuple[str, dict | None, Any]:
         """(result, solution, value) for the check that tests `claim`: replayed where the run
         recorded it, else asked whole, and split into cubes where the run splits and the whole check
-        stays undecided briefly. `later(n)`, where the search knows them, gives the next n claims it
-        asks if this one is refuted: an engine that asks checks ahead is told of them."""
+        stays undecided briefly."""
         if self.cubes and self._split_recorded(claim):
             return self.split(claim)
         step = self.recorder.replayed(claim)
@@ -96,23 +95,10 @@ class Steering:
         # Split runs try the whole check first, briefly: most checks are settled at once, and
         # cubes pay off only on the hard ones.
         splits = (bool(self.cubes) or self.sharing is not None) and (limit is None or limit > self.split_after)
-        self._tell_ahead(later)
         answered = self._ask_whole(claim, self.split_after if splits else limit, splits)
         if answered is not None:
             return answered
         return self.shared(claim) if self.sharing is not None else self.split(claim)
-
-    def _tell_ahead(self, later: Callable[[int], list[dict]] | None) -> None:
-        """The engine told what comes next, where it asks checks ahead (the sat engine's `ahead`):
-        replayed claims are not asked, so a resume tells it only from its first new check."""
-        ahead = getattr(self.engine, "ahead", 0)
-        if ahead:
-            claims = later(ahead) if later is not None else []
-            self.engine.expect([claim_terms(self.encoding.objective, c) for c in claims])
-
-    def _asked_ahead(self, terms: list) -> bool:
-        asked = getattr(self.engine, "asked_ahead", None)
-        return asked is not None and asked(terms)
 
     def limit(self) -> float | None:
         """Seconds the next check may take: the time limit per check, cut to what is left of the
@@ -127,9 +113,7 @@ class Steering:
         stays undecided in a run that then splits it (or was left no time before its split)."""
         terms = claim_terms(self.encoding.objective, claim)
         started, answer = time.perf_counter(), None
-        # A check asked ahead is being answered by a fresh solver of its own: no brief try under
-        # the first guess, whose timeout would stop it.
-        if self._second_guess_due(limit) and not self._asked_ahead(terms):
+        if self._second_guess_due(limit):
             answer = self.engine.check(terms, SECOND_GUESS_AFTER)
             if answer.status == "unknown":
                 limit = self.second_guess(claim, answer, time.perf_counter() - started, limit)

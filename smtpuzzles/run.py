@@ -15,7 +15,7 @@ from smtpuzzles.contract import Puzzle, adopt
 from smtpuzzles.driver import Outcome, ResumeMismatch, Steering, run_objective
 from smtpuzzles.advice import Advice
 from smtpuzzles.encoding import Encoding
-from smtpuzzles.engines import check_params, ctrl_c_between_steps, ctrl_c_held, make_engine, with_flags
+from smtpuzzles.engines import check_params, ctrl_c_between_steps, ctrl_c_held, make_engine, with_fresh_solver
 from smtpuzzles.durations import counted
 from smtpuzzles.errors import InputError, LedgerError, PuzzleError
 from smtpuzzles.formula import unreadable_name
@@ -176,10 +176,9 @@ def solve(module: Puzzle | ModuleType, instance, input_text: str, *, out_dir: Pa
 
 def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | None = None, split_after: float = 5.0,
            cubes: int | None = None, on_step=None, on_solution=None, budget: float | None = None,
-           share: int | None = None, fresh_solver: str | None = None, ahead: int | None = None) -> tuple[Outcome, Ledger]:
+           share: int | None = None, fresh_solver: str | None = None) -> tuple[Outcome, Ledger]:
     """Go on with a run from its ledger. `fresh_solver` changes the solver its long checks go on
-    in, `ahead` how many checks are asked ahead (engine parameters fresh_solver and ahead): how a
-    check is asked, not what is claimed."""
+    in (engine parameter fresh_solver): how a check is asked, not what is claimed."""
     from smtpuzzles.auditing.readback import Referee, check_replayable, recorded_instance
 
     deadline = None if budget is None else time.monotonic() + budget
@@ -193,7 +192,7 @@ def resume(run_dir: Path, *, time_limit: float | None = None, scheduler: str | N
     run = folder.run
     if run["status"] in ANSWERED:
         raise InputError(f"the run is already finished ({run['status']}); nothing to resume", str(run_dir))
-    params = with_flags(run["engine"]["name"], run["engine"].get("params", {}), fresh_solver=fresh_solver, ahead=ahead)
+    params = with_fresh_solver(run["engine"]["name"], run["engine"].get("params", {}), fresh_solver)
     module, instance = recorded_instance(run, str(Path(run_dir) / "run.json"))
     check_replayable(folder, Referee(module, instance))
     enc = guarded(module, "encode", todays_encoding, lambda: instance_named(module, instance))(

@@ -89,11 +89,11 @@ def interrupt_after(monkeypatch, checks: int):
     real = drv.Steering.check
     seen = []
 
-    def check(self, claim, later=None):
+    def check(self, claim):
         seen.append(claim)
         if len(seen) > checks:
             raise KeyboardInterrupt
-        return real(self, claim, later)
+        return real(self, claim)
 
     monkeypatch.setattr(drv.Steering, "check", check)
 

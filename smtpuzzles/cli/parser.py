@@ -117,10 +117,6 @@ def _solve_flags(solve: Parser, only=None) -> None:
                        help="with the sat engine, the solver a check still open after 20 s goes on in, fresh, "
                             "its claim as unit clauses (default: the run's; kissat404 races the run's on a second "
                             "core, in a child process; allowed on --resume; the engine parameter fresh_solver)")
-    solve.add_argument("--ahead", type=number_or_text, metavar="N",
-                       help="with the sat engine, while a lexicographic run's checks are hard, ask the next N "
-                            "it would ask if the current one is refuted at once, each in a process of its own "
-                            "(N + 1 cores; allowed on --resume; the engine parameter ahead; see docs/sharing.md)")
     solve.add_argument("--svg", metavar="FILE", help="also save a drawing of the puzzle and its answer as an SVG file "
                        "(a puzzle without a drawing: the terminal's picture; its folder must exist)")
     solve.add_argument("--cubes", type=int, choices=(1, 2), default=0, metavar="DEPTH",

@@ -14,7 +14,7 @@ from pathlib import Path
 from smtpuzzles import puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
-from smtpuzzles.engines import with_flags
+from smtpuzzles.engines import with_fresh_solver
 from smtpuzzles.objectives import best_is_value, proves_prefix
 from smtpuzzles.inputs import check_new_file, is_url
 from smtpuzzles.shown import escaped
@@ -136,7 +136,7 @@ def solve_or_resume(args, module, progress, live):
                                             split_after=args.split_after, cubes=args.cubes or None,
                                             share=request.workers_shared(args.share, args.cubes, flag_of),
                                             on_step=progress.step, on_solution=progress.solution, budget=args.budget,
-                                            fresh_solver=args.fresh_solver, ahead=args.ahead)
+                                            fresh_solver=args.fresh_solver)
         finally:
             if live:
                 live.stop()
@@ -153,8 +153,8 @@ def solve_or_resume(args, module, progress, live):
             outcome, ledger = runner.solve(module, instance, text or "", out_dir=asked.out, engine=asked.engine,
                                            encoding=asked.encoding, time_limit=asked.time_limit, mode=asked.mode,
                                            limit=asked.limit, on_step=progress.step, on_solution=progress.solution,
-                                           params=with_flags(asked.engine, asked.engine_params(),
-                                                             fresh_solver=args.fresh_solver, ahead=args.ahead),
+                                           params=with_fresh_solver(asked.engine, asked.engine_params(),
+                                                                    args.fresh_solver),
                                            cubes=asked.cubes, scheduler=args.scheduler,
                                            split_after=asked.split_after, budget=asked.budget, share=asked.share)
         finally:

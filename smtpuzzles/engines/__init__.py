@@ -277,16 +277,12 @@ SAT_SOLVERS = ("glucose4", "glucose42", "glucose3", "minisat22", "maplesat", "ma
 # Back ends a long check may go on in, fresh, in a child process that is killed to stop it
 # (smtpuzzles.engines.child): Kissat can be neither interrupted nor budgeted from Python.
 CHILD_SOLVERS = ("kissat404",)
-MAX_AHEAD = 16  # checks a run may ask ahead (a process each)
 PARAMS: dict[str, dict[str, tuple[type, object]]] = {
     "z3": {"guide": (bool, None), "random_seed": (int, (0, 2**32 - 1))},
     "sat": {"fresh": (bool, None), "guide": (bool, None), "phases": (bool, None), "solver": (str, SAT_SOLVERS),
             # the solver a long check goes on in, fresh (satengine.FRESH_AFTER); those that cannot be
             # stopped from Python run in a child process (smtpuzzles.engines.child)
-            "fresh_solver": (str, SAT_SOLVERS + CHILD_SOLVERS),
-            # checks asked ahead, each in a child process, while the search's checks are hard
-            # (satengine.AHEAD_AFTER; docs/sharing.md)
-            "ahead": (int, (0, MAX_AHEAD))},
+            "fresh_solver": (str, SAT_SOLVERS + CHILD_SOLVERS)},
 }
 
 
@@ -310,25 +306,15 @@ def check_params(engine: str, params, where: str = "params") -> dict:
     return dict(params)
 
 
-# The sat engine's parameters a flag of `solve` sets, on a new run or a resumed one: how its checks
-# are asked, not what is claimed.
-RUN_FLAGS = {"fresh_solver": "--fresh-solver", "ahead": "--ahead"}
-
-
-def with_flags(engine: str | None, params: dict | None, **flags) -> dict | None:
-    """A run's engine parameters with those RUN_FLAGS set (`--fresh-solver` the solver its long
-    checks go on in, `--ahead` the checks asked ahead), each value checked and named as its flag;
-    a flag left None changes nothing. `engine` None for a new run whose engine is chosen later
-    (make_engine then checks the rest)."""
-    given = {key: value for key, value in flags.items() if value is not None}
-    if not given:
+def with_fresh_solver(engine: str | None, params: dict | None, fresh_solver: str | None) -> dict | None:
+    """A run's engine parameters with `--fresh-solver` changing the solver its long checks go on
+    in (how a check is asked, not what is claimed), its value checked and named as the flag;
+    `engine` None for a new run whose engine is chosen later (make_engine then checks the rest)."""
+    if fresh_solver is None:
         return params
     if engine not in (None, "sat"):
-        raise InputError(f"it is for runs on the sat engine; this one runs on {engine}", RUN_FLAGS[next(iter(given))])
-    params = dict(params or {})
-    for key, value in given.items():
-        params.update(check_params("sat", {key: value}, RUN_FLAGS[key]))
-    return params
+        raise InputError(f"it is for runs on the sat engine; this one runs on {engine}", "--fresh-solver")
+    return {**(params or {}), **check_params("sat", {"fresh_solver": fresh_solver}, "--fresh-solver")}
 
 
 def make_engine(name: str, formula: Formula, params: dict | None = None) -> Engine:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import pysat
@@ -25,11 +24,6 @@ Solver = sat_solver_class()
 # refuted in 36 CPU seconds (117,353 conflicts), and a fresh one under assumptions slowed as the
 # run's did (86,208 conflicts in 667 s). Checks shorter than this are untouched.
 FRESH_AFTER = 20.0
-# Seconds a check runs before the checks the search asks next, if it is refuted, are started beside
-# it (engine parameter `ahead`, docs/sharing.md): a record run's hard checks come in stretches of
-# consecutive refutations, which one core answers one after another and `ahead` cores at once. A
-# check that took this long, or the one before it, starts them at once.
-AHEAD_AFTER = 5.0
 
 
 class SatModel:
@@ -65,11 +59,6 @@ class SatEngine:
         self._idle.set()
         self.fresh_after = FRESH_AFTER if self.params.get("fresh", True) else None
         self._settled: set[int] = set()  # literals every later check assumes, held as unit clauses
-        self.ahead = self.params.get("ahead", 0)  # checks asked ahead at most, each in a child process
-        self._expected: list[tuple[int, ...]] = []  # the checks the search asks next if this one is refuted
-        self._jobs: dict[tuple[int, ...], _AheadJob] = {}  # checks asked ahead, by their literals
-        self._jobs_lock = threading.Lock()
-        self._last_hard = False  # whether the last check took AHEAD_AFTER or more
 
     def check(self, assumptions: Sequence[Term], timeout: float | None) -> CheckResult:
         new_clauses: list[list[int]] = []
@@ -80,7 +69,6 @@ class SatEngine:
         # A check that does not assume all that was settled is not this solver's to answer (its
         # units would decide it): a fresh solver without them answers it.
         outside = not self._settled <= set(lits)
-        job, starter = self._ahead_of(tuple(lits))
 
         def solve():
             try:
@@ -89,20 +77,15 @@ class SatEngine:
                 self._idle.set()
 
         def ask():
-            # A check asked ahead is answered by its job; the guide's brief try comes first all the
-            # same (its model is the polished best's neighbour, where the job has only its phases).
-            if job is not None and not outside and self._guided_try(lits, guided):
-                job.stop()
-                return True
-            if job is not None:
-                answer = self._answer_asked_ahead(job, fresh)
-                if answer is not None or self._stopped:
-                    return answer
-                fresh.clear()  # its child failed: asked here as any check
             if outside:
                 return self._solve_fresh(lits, fresh)
-            if not guided and self._guided_try(lits, guided):
-                return True
+            if self._guide:
+                self.solver.conf_budget(GUIDE_CONFLICTS)
+                answer = self.solver.solve_limited(assumptions=lits + self._guide, expect_interrupt=True)
+                self.solver.conf_budget(-1)
+                if answer is True:
+                    guided.append(True)
+                    return True
             # An interrupt during the guided attempt stays raised, so this call returns at once.
             if self.fresh_after is None or (timeout is not None and timeout <= self.fresh_after):
                 return self.solver.solve_limited(assumptions=lits, expect_interrupt=True)
@@ -118,25 +101,11 @@ class SatEngine:
             return self._solve_fresh(lits, fresh)
 
         self._idle.clear()  # here, not in the thread: `close` must see the call before it starts
-        started = time.perf_counter()
-        borrowed = _Borrowing(self, assumptions) if self.ahead else None
-        try:
-            answer, why = run_interruptibly(solve, self.interrupt, timeout)
-        finally:
-            if starter is not None:
-                starter.cancel()
-                starter.join()
-            if borrowed is not None:
-                borrowed.end()
+        answer, why = run_interruptibly(solve, self.interrupt, timeout)
         self._idle.set()  # (a thread a Ctrl-C kept from starting never set it)
-        if borrowed is not None and borrowed.model is not None and answer is None and why != "interrupted":
-            answer, why = True, ""
-            fresh.clear()
-            fresh.update(model=borrowed.model, stats={"ahead": 1, "borrowed": 1})
-        self._last_hard = max(time.perf_counter() - started, job.seconds if job else 0.0) >= AHEAD_AFTER
         self.solver.clear_interrupt()
         stats = self._stats()
-        if any(guided):
+        if guided:
             stats["guided"] = 1
         if fresh:
             stats.update(fresh=1, **{k: stats.get(k, 0) + v for k, v in fresh["stats"].items()})
@@ -153,82 +122,6 @@ class SatEngine:
             core_lits = set(self.solver.get_core() or []) | self._settled
             return CheckResult("unsat", core=[i for i, l in enumerate(lits) if l in core_lits], stats=stats)
         return CheckResult("unknown", stats=stats, reason=why or "unknown")
-
-    def _guided_try(self, lits: list[int], guided: list) -> bool:
-        """The check under the guide's literals too, within GUIDE_CONFLICTS: True if that finds a
-        model (noted in `guided`). An interrupt during it stays raised, so the check's next call
-        returns at once."""
-        if not self._guide:
-            return False
-        self.solver.conf_budget(GUIDE_CONFLICTS)
-        answer = self.solver.solve_limited(assumptions=lits + self._guide, expect_interrupt=True)
-        self.solver.conf_budget(-1)
-        guided.append(answer is True)
-        return answer is True
-
-    def expect(self, checks: Sequence[Sequence[Term]]) -> None:
-        """The checks the search asks next if the coming one is refuted, in order (the assumptions
-        of each): the first `ahead` of them are asked ahead (`_ahead_of`)."""
-        new_clauses: list[list[int]] = []
-        self._expected = [tuple(self.cnf.term_literal(t, new_clauses, self._cache) for t in terms)
-                          for terms in checks[:self.ahead]]
-        self._add(new_clauses)
-
-    def asked_ahead(self, assumptions: Sequence[Term]) -> bool:
-        """Whether the check of `assumptions` was asked ahead: its job runs, or has answered."""
-        new_clauses: list[list[int]] = []
-        key = tuple(self.cnf.term_literal(t, new_clauses, self._cache) for t in assumptions)
-        self._add(new_clauses)
-        with self._jobs_lock:
-            return key in self._jobs
-
-    def _ahead_of(self, key: tuple[int, ...]) -> tuple["_AheadJob | None", threading.Timer | None]:
-        """For the check of literals `key`: its job, if it was asked ahead, and a timer that asks the
-        expected checks ahead after AHEAD_AFTER seconds (None where they start at once: this check
-        or the last was a hard one). Jobs no longer expected are stopped: a SAT answer changed what
-        the search asks next."""
-        with self._jobs_lock:
-            job = self._jobs.pop(key, None)
-            for other in [k for k in self._jobs if k not in self._expected]:
-                self._jobs.pop(other).stop()
-        if not self._expected:
-            return job, None
-        if job is not None or self._last_hard:
-            self._start_ahead()
-            return job, None
-        starter = threading.Timer(AHEAD_AFTER, self._start_ahead)
-        starter.daemon = True
-        starter.start()
-        return job, starter
-
-    def _start_ahead(self) -> None:
-        """Each expected check not yet asked ahead, in a child process of its own: a fresh solver
-        with its literals as unit clauses, as a long check goes on in (`_solve_fresh`). The clauses
-        added since are all definitions of fresh variables, so a child that reads some added later
-        answers the same."""
-        name = self.params.get("fresh_solver", self.params["solver"])
-        with self._jobs_lock:
-            for key in self._expected:
-                if key not in self._jobs:
-                    from smtpuzzles.engines import child
-
-                    self._jobs[key] = _AheadJob(child.ChildSolve(name, self._base, self._added, list(key),
-                                                                 self._phases))
-
-    def _answer_asked_ahead(self, job: "_AheadJob", fresh: dict):
-        """The check's answer from its job, waited for (the run's own solver stays idle: the job
-        holds the core); None if it was stopped or its child failed."""
-        with self._guard:
-            self._running = job.solving  # `interrupt` now stops the job
-        if self._stopped:
-            job.stop()
-        job.finished.wait()
-        with self._guard:
-            self._running = self.solver
-        if job.answer is None:
-            return None
-        fresh["model"], fresh["stats"] = job.solving.model, {**job.solving.stats, "ahead": 1}
-        return job.answer
 
     def _solve_fresh(self, lits: list[int], fresh: dict):
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
@@ -349,11 +242,7 @@ class SatEngine:
 
     def close(self) -> None:
         """Free the solver, once no call of a check runs on it (freed under a running call, it
-        crashed the process); checks asked ahead are stopped."""
-        with self._jobs_lock:
-            jobs, self._jobs, self._expected = list(self._jobs.values()), {}, []
-        for job in jobs:
-            job.stop()
+        crashed the process)."""
         if self.solver is None:
             return
         for _ in range(300):
@@ -400,75 +289,6 @@ class SatEngine:
         delta = {k: now[k] - self._stats_before.get(k, 0) for k in now}
         self._stats_before = now
         return delta
-
-
-class _AheadJob:
-    """A check asked ahead: a fresh solve in a child process, run on a thread of its own from now on."""
-
-    def __init__(self, solving: "child.ChildSolve"):
-        self.solving = solving
-        self.answer: bool | None = None
-        self.seconds = 0.0  # how long it ran
-        self.finished = threading.Event()
-        threading.Thread(target=self._run, name="asked-ahead", daemon=True).start()
-
-    def _run(self) -> None:
-        started = time.perf_counter()
-        try:
-            self.answer = self.solving.run()
-        except Exception as exc:  # noqa: BLE001 - no room for its clauses, say: the check is asked as any
-            self.solving.failure = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.seconds = time.perf_counter() - started
-            self.finished.set()
-
-    def stop(self) -> None:
-        self.solving.interrupt()
-
-
-class _Borrowing:
-    """While a check runs: a check asked ahead that finds a model which also meets this one answers
-    it (a descending search's next check at the same position is the weaker claim, "more than one
-    less": a model of it often has the higher value too). The model is taken only if this check's
-    terms hold in it, read on the formula's own variables (not through the fresh variables the
-    terms were given, whose defining clauses a child may have started without)."""
-
-    def __init__(self, engine: SatEngine, terms: Sequence[Term]):
-        self.engine, self.terms, self.model = engine, list(terms), None
-        self._done = threading.Event()
-        self._seen: set[int] = set()
-        self._thread = threading.Thread(target=self._watch, name="borrowing", daemon=True)
-        self._thread.start()
-
-    def _watch(self) -> None:
-        while not self._done.wait(0.05):
-            with self.engine._jobs_lock:
-                jobs = list(self.engine._jobs.values())
-            for job in jobs:
-                if id(job) in self._seen or not job.finished.is_set():
-                    continue
-                self._seen.add(id(job))
-                model = job.solving.model
-                if job.answer is True and model is not None and \
-                        all(_holds(t, {x for x in model if x > 0}, self.engine.cnf.index) for t in self.terms):
-                    self.model = model
-                    self.engine.interrupt()
-                    return
-
-    def end(self) -> None:
-        self._done.set()
-        self._thread.join()
-
-
-def _holds(term: Term, true: set[int], index: dict[str, int]) -> bool:
-    """Whether `term` holds where the variables numbered in `true` are true and the rest false."""
-    kind = term[0]
-    if kind == "lit":
-        return (index[term[1]] in true) == term[2]
-    if kind in ("and", "or"):
-        found = (_holds(t, true, index) for t in term[1])
-        return all(found) if kind == "and" else any(found)
-    return False  # an arithmetic term: never in a clausal formula's checks
 
 
 class _Race:

@@ -6,8 +6,7 @@ finished run, and how far a run has come, read from its steps."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import islice
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 from smtpuzzles.durations import duration
 from smtpuzzles.formula import Term, all_of, any_of
@@ -97,10 +96,7 @@ def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str,
     def ask(than: int) -> str:
         nonlocal best, solution
         claim = {"op": "exceed", "prefix": list(prefix), "pos": len(prefix), "than": than}
-        # Descending, the claims after this one are known while it is being asked, if it is refuted:
-        # an engine may ask some of them at once (`refuted_next`).
-        later = (lambda n: refuted_next(objective, prefix, best, than, n)) if how == "descend" else None
-        result, found, value = steer.check(claim, later)
+        result, found, value = steer.check(claim)
         if result == "sat":
             i = len(prefix)
             if not (value[:i] == best[:i] and value[i] > than):
@@ -155,26 +151,6 @@ def search(steer, objective: LexMax, solution: dict, best: list[int], mode: str,
         if stopped(result):
             return ended(result)
     return Outcome("optimal", best, solution, certificate={"claim": closing}, extra={"proved_digits": len(prefix)})
-
-
-def refuted_next(objective: LexMax, prefix: Sequence[int], best: Sequence[int], than: int, n: int) -> list[dict]:
-    """The next `n` claims the descending search asks after "position len(prefix) can exceed
-    `than`", if that claim and each of these is refuted: the position's values below `than` down to
-    best's, then each later position's from its largest left, positions closed by the bound passed
-    over (they ask nothing), the closing claim left out (closed by its cases)."""
-    return list(islice(_refuted_next(objective, list(prefix), best, than - 1), n))
-
-
-def _refuted_next(objective: LexMax, prefix: list[int], best: Sequence[int], than: int) -> Iterator[dict]:
-    while len(prefix) < objective.length:
-        i = len(prefix)
-        if than >= best[i]:
-            yield {"op": "exceed", "prefix": list(prefix), "pos": i, "than": than}
-            than -= 1
-            continue
-        prefix.append(best[i])  # every value above best's refuted: the position is settled at it
-        if len(prefix) < objective.length:
-            than = _largest_left(objective, prefix) - 1  # at or below best's: closed by the bound
 
 
 def cases(objective: LexMax, best: Sequence[int]) -> list[dict]:
