@@ -40,17 +40,30 @@ def _before_fork() -> None:
 os.register_at_fork(before=_before_fork)
 
 
-def die_with_parent() -> None:
-    """For subprocess's `preexec_fn` and a pool's initializer: on Linux, SIGKILL this process when
-    its parent exits; elsewhere nothing (see `watch_parent`)."""
+def _find_prctl():
+    """Linux's prctl from the C library, looked up as this module is imported (2 ms, where a child is
+    started), never in a forked child: `die_with_parent` runs there as a preexec_fn, and an import
+    in it waits for ever if another thread of the parent held that module's import lock as it forked
+    (a hostile review saw a run hang so, beyond SIGTERM and its time limit). None: no prctl here."""
     if not sys.platform.startswith("linux"):
-        return
+        return None
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # no prctl here: watch_parent and the parent's handling remain
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+_prctl = _find_prctl()
+
+
+def die_with_parent() -> None:
+    """For subprocess's `preexec_fn` and a pool's initializer: on Linux, SIGKILL this process when
+    its parent exits; elsewhere nothing (see `watch_parent`). It imports nothing (see `_find_prctl`)."""
+    if _prctl is None:  # no prctl here: watch_parent and the parent's handling remain
         return
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # The parent died before the prctl: nobody will signal us. (`_forking` is this process's own pid
     # when this module was first imported here, after the fork: then there is nothing to compare.)
     if _forking != os.getpid() and os.getppid() != _forking:

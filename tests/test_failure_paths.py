@@ -1424,3 +1424,58 @@ def test_an_in_process_caller_gets_sigterm_and_its_timer_back_after_a_stopped_au
         stops.give_back()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, before)
+
+
+def test_the_function_a_forked_child_runs_before_exec_imports_nothing(monkeypatch):
+    """`die_with_parent` runs in a forked child as subprocess's preexec_fn: an import there waits
+    for ever if another thread of the parent held that module's import lock as it forked (a hostile
+    review hung a run so, past SIGTERM and its time limit). So it imports nothing."""
+    import builtins
+    import signal
+
+    from smtpuzzles import children
+    from smtpuzzles.engines import child
+
+    def no_import(*args, **kwargs):
+        raise AssertionError(f"imported {args[0]} before exec")
+
+    imported: list[str] = []
+    try:
+        monkeypatch.setattr(builtins, "__import__", no_import)
+        try:
+            children.die_with_parent()
+            child._child_start()
+        except AssertionError as exc:
+            imported.append(str(exc))
+    finally:
+        monkeypatch.undo()
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # _child_start ignored it in this process
+    assert not imported
+
+
+def test_a_fresh_check_s_interrupt_does_not_wait_for_its_child_to_start(monkeypatch):
+    """A child that is slow to start (a fork that stalls) must not hold up the interrupt, which the
+    time limit and Ctrl-C send: the child is killed once it is there."""
+    import threading
+
+    from smtpuzzles.engines import child as engine_child
+
+    real = engine_child.subprocess.Popen
+    started: list = []
+
+    def slow_popen(*args, **kwargs):
+        time.sleep(2.0)
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(engine_child.subprocess, "Popen", slow_popen)
+    solving = engine_child.ChildSolve("glucose4", [[1, 2], [-1, 2]], [], [])
+    answers: list = []
+    runner = threading.Thread(target=lambda: answers.append(solving.run()))
+    runner.start()
+    time.sleep(0.5)
+    began = time.monotonic()
+    solving.interrupt()
+    assert time.monotonic() - began < 0.5
+    runner.join(20)
+    assert answers == [None] and started and started[0].poll() is not None

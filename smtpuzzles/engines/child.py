@@ -70,9 +70,15 @@ class ChildSolve:
             with self._lock:
                 if self._stopped:
                     return None
-                self._child = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
-                                               stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                               preexec_fn=_child_start)
+            # Started outside the lock, so that `interrupt` never waits for a child to start; one
+            # that came meanwhile is seen just after, and the child killed.
+            started = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
+                                       stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       preexec_fn=_child_start)
+            with self._lock:
+                self._child = started
+                if self._stopped:
+                    started.kill()
             try:
                 said, _ = self._child.communicate()
             finally:
