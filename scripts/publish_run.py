@@ -37,7 +37,9 @@ import gzip
 import hashlib
 import json
 import math
+import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -256,11 +258,26 @@ def _write_gz(path: Path, text: bytes, compress) -> None:
 def _check(scratch: Path, results_dir: Path, cap: int):
     """The audit of the copy (as anyone will run it), and RESULTS_DIR's total against its cap."""
     report = _audit(scratch, "the copy")
-    total = sum(p.stat().st_size for p in results_dir.rglob("*") if p.is_file() and not p.is_symlink())
+    total = _bytes_under(results_dir)
     if total > cap:
         raise Refused(f"{results_dir} would hold {total:,} bytes, past its cap of {cap:,}", 1)
     print(f"audit of the copy: {report.verdict}; {results_dir} would hold {total:,} bytes")
     return report
+
+
+def _bytes_under(folder: Path) -> int:
+    """The bytes of the files under `folder`, links not followed. A file or folder that goes while
+    it is counted (another publish's scratch folder, renamed or removed) is counted as gone."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                found = os.stat(os.path.join(root, name), follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(found.st_mode):
+                total += found.st_size
+    return total
 
 
 if __name__ == "__main__":
