@@ -75,16 +75,16 @@ class ChildSolve:
             started = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
                                        stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        preexec_fn=_child_start)
-            with self._lock:
-                self._child = started
-                if self._stopped:
-                    started.kill()
             try:
-                said, _ = self._child.communicate()
+                with self._lock:
+                    self._child = started
+                    if self._stopped:
+                        started.kill()
+                said, _ = started.communicate()
             finally:
-                if self._child.poll() is None:  # a Ctrl-C in the wait: never leave it running
-                    self._child.kill()
-                    reap(self._child)
+                if started.poll() is None:  # a Ctrl-C in the wait: never leave it running
+                    started.kill()
+                    reap(started)
         status, model, counts = (said.split(b"\n") + [b"", b""])[:3]
         code = self._child.returncode
         if code != 0 or status not in (b"sat", b"unsat"):
