@@ -7,9 +7,11 @@ principle, never from the runner; every refuted cube of a summary is re-solved b
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -293,3 +295,52 @@ def test_a_first_split_widens_until_every_worker_has_a_cube_and_stays_one_comple
     summary = summary_of({"op": "first"}, "b", shared.splits, shared.leaves, cnf.names)
     assert summary_problem(summary, {"op": "first"}, "b", cnf.index) is None
     assert summary["tree"].count(0) == len(wide)
+
+
+def test_a_shared_question_s_cubes_are_counted_for_the_live_views_as_they_end(monkeypatch):
+    # Its one step comes at its end, hours later on a hard question: meanwhile the views show how
+    # many cubes ran, were refuted and split, and how many run and wait; nothing once it ends.
+    from smtpuzzles import activity
+
+    said, seen = [], []
+    monkeypatch.setattr(activity, "report", said.append)
+    cnf = pigeons(7)
+    pattern = r"cubes \([0-9.]+s\): (\d+) run, (\d+) refuted, (\d+) split, (\d) running, (\d+) queued"
+
+    class Watched(LocalPool):  # the view's question, asked as each cube ends
+        def wait(self, pending, seconds):
+            done = super().wait(pending, seconds)
+            seen.append(re.fullmatch(pattern, said[0]()))
+            return done
+
+    with Watched(1, base_of(cnf, "pigeons-7")) as pool:
+        shared = share(pool, question_of(cnf, []), budget=2)
+    assert shared.status == "unsat" and len(said) == 2 and said[-1] is None
+    assert seen and all(seen)
+    last = [int(x) for x in re.fullmatch(pattern, said[0]()).groups()]
+    assert last == [len(shared.runs), len(shared.leaves), sum(r["status"] == "open" for r in shared.runs), 0, 0]
+    runs = [int(m.group(1)) for m in seen]
+    assert runs == sorted(runs) and runs[-1] < len(shared.runs)  # seen before each cube's end is taken in
+    assert all(int(m.group(4)) >= 1 for m in seen)  # a cube running whenever the coordinator waits
+
+
+def test_the_progress_line_and_view_show_the_cubes_while_a_question_is_shared():
+    from rich.console import Console
+
+    from smtpuzzles import activity, puzzles
+    from smtpuzzles.cli.solving import ProgressView
+
+    view = ProgressView(puzzles.get("kingtour"))
+    view.step({"index": 0, "claim": {"op": "first"}, "result": "sat", "by": "solver", "seconds": 1.0,
+               "value": [4, 3, 2, 1], "words": "a first answer"})
+    plain = view.plain_line()
+    words = "cubes (4m 05s): 29 run, 33 refuted, 14 split, 2 running, 1 queued"
+    activity.report(lambda: words)
+    try:
+        assert view.plain_line() == plain + f"; {words}" and view.record()["doing"] == words
+        console = Console(file=io.StringIO(), width=80, color_system=None)
+        console.print(view)
+        assert words in console.file.getvalue()
+    finally:
+        activity.report(None)
+    assert view.plain_line() == plain and view.record()["doing"] is None

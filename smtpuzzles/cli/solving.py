@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from smtpuzzles import puzzles, request
+from smtpuzzles import activity, puzzles, request
 from smtpuzzles.errors import InputError
 from smtpuzzles.durations import counted
 from smtpuzzles.engines import with_fresh_solver
@@ -286,8 +286,10 @@ class ProgressView:
         p = self._summary
         # Whole: a log has no width. Checks counted as every view counts them (smtpuzzles.live).
         where = (brief_where(p) if p is not None and proves_prefix(p.objective) else None) or self.words
+        doing = activity.words()  # a shared question's cubes, which its one step comes only at the end of
         best = "" if self.best is None else f"; best {self.puzzle.value_json(self.best)}"
-        return f"{self.puzzle.NAME}: {checks_text(p) if p is not None else '0 checks'}; {where}{best}"
+        return f"{self.puzzle.NAME}: {checks_text(p) if p is not None else '0 checks'}; {where}" \
+               f"{f'; {doing}' if doing else ''}{best}"
 
     def record(self) -> dict:
         """Where the run stands as one JSON object (`--progress json`)."""
@@ -297,7 +299,8 @@ class ProgressView:
         if self._summary is None:
             return {"stage": "starting", "puzzle": self.puzzle.NAME, "checks": 0}
         value = (lambda best: self.puzzle.value_json(best)) if best_is_value(self._summary.objective) else None
-        return {"puzzle": self.puzzle.NAME, **record(self._summary, value, self.clock() - self.last_step)}
+        return {"puzzle": self.puzzle.NAME, **record(self._summary, value, self.clock() - self.last_step),
+                "doing": activity.words()}
 
     def __rich__(self):
         from rich.console import Group
@@ -309,6 +312,9 @@ class ProgressView:
                     no_wrap=True, overflow="ellipsis")
         head.append(self.words, style="")
         shown = [head, *(Text(line) for line in self.lines())]
+        doing = activity.words()
+        if doing:
+            shown.append(Text(doing, no_wrap=True, overflow="ellipsis"))
         if self.best is not None:
             # The proved prefix as the live summary counts it (a refuted cube proves no position).
             proved = self._summary.proved if self._summary is not None else 0

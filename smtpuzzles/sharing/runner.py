@@ -14,6 +14,7 @@ the conflicts per second the question's cubes have run at so far.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -21,7 +22,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from smtpuzzles import activity
 from smtpuzzles.canonical import canonical_json
+from smtpuzzles.durations import duration
 from smtpuzzles.engines import ctrl_c_pressed
 from smtpuzzles.sharing.tree import summary_of
 from smtpuzzles.sharing.worker import Base, Question
@@ -93,10 +96,12 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
     caps: dict = {}  # a cube asked again unsplit (nothing left to split it by): its larger cap
 
     def ended(status: str, reason: str = "") -> Shared:
+        activity.report(None)
         pool.stop(serial, list(running))
         shared.status, shared.reason, shared.seconds = status, reason, time.monotonic() - started
         return shared
 
+    activity.report(functools.partial(_count_words, shared, running, stack, started))
     try:
         while stack or running:
             if ctrl_c_pressed():
@@ -134,6 +139,7 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
                 else:  # stopped by someone else: the question cannot be settled here
                     return ended("interrupted", "a worker was stopped")
     except BaseException:
+        activity.report(None)
         pool.stop(serial, list(running))
         raise
     return ended("unsat")
@@ -158,6 +164,15 @@ def _grow(shared: Shared, stack: list, budgets: dict, cube: tuple[int, ...], chi
             stack.append(child)
             queued.append(child)
     return queued
+
+
+def _count_words(shared: Shared, running: dict, stack: list, started: float) -> str:
+    """A shared question's cubes in a few words, as they stand when asked (smtpuzzles.activity: a
+    view's thread asks while the coordinator adds to them; each count is read whole)."""
+    runs = list(shared.runs)
+    split = sum(r["status"] == "open" for r in runs)
+    return (f"cubes ({duration(time.monotonic() - started)}): {len(runs):,} run, {len(shared.leaves):,} refuted, "
+            f"{split:,} split, {len(running)} running, {len(stack):,} queued")
 
 
 def _adapted(runs: list[dict], cube_seconds: float) -> int:
