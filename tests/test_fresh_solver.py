@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+import re
 import threading
 import time
 
@@ -480,3 +481,25 @@ def test_a_child_that_cannot_start_or_answer_leaves_the_race_to_the_run_s_solver
     solving = child.ChildSolve("kissat404", [[1]], [], [])
     monkeypatch.setattr(child, "PROTOCOL", "another version")
     assert solving.run() is None and "ended with status 2" in solving.failure
+
+
+@pytest.mark.parametrize("fresh_solver,named", [(None, r"glucose4"), ("kissat404", r"glucose4 and kissat404 racing")])
+def test_a_check_gone_fresh_is_told_to_the_live_views_while_it_runs(monkeypatch, fresh_solver, named):
+    # Its step comes at its end, which can be hours away: meanwhile the progress line says which
+    # solvers have it and for how long; nothing once it is answered.
+    from smtpuzzles import activity
+
+    said, seen = [], []
+    monkeypatch.setattr(activity, "report", said.append)
+    engine = make_engine("sat", pigeon_formula(8), {"fresh_solver": fresh_solver} if fresh_solver else {})
+    engine.fresh_after = 0.05
+    own = engine._solve_own
+
+    def watched(*args, **kwargs):
+        seen.append(said[-1]())
+        return own(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "_solve_own", watched)
+    assert engine.check([], None).status == "unsat"
+    assert said[-1] is None and len(said) == 2
+    assert seen and all(re.fullmatch(rf"fresh solver \([0-9.]+s\): {named}, the claim as units", w) for w in seen)

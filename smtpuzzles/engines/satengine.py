@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import pysat
 
 from smtpuzzles.engines import (CHILD_SOLVERS, GUIDE_CONFLICTS, CheckResult, run_interruptibly, sat_solver_class,
                                 solver_with_units)
+from smtpuzzles import activity
+from smtpuzzles.durations import duration
 from smtpuzzles.formula import Formula, Term
 
 if TYPE_CHECKING:  # imported when a race needs it: its subprocess machinery costs every run a few ms
@@ -124,6 +127,18 @@ class SatEngine:
         return CheckResult("unknown", stats=stats, reason=why or "unknown")
 
     def _solve_fresh(self, lits: list[int], fresh: dict):
+        """`_fresh_check`, told to the live views while it runs (smtpuzzles.activity): a check gone
+        fresh is one that can stay open for hours, and its step comes only at its end."""
+        own, other = self.params["solver"], self.params.get("fresh_solver", self.params["solver"])
+        solvers = f"{own} and {other} racing" if other in CHILD_SOLVERS else other
+        started = time.monotonic()
+        activity.report(lambda: f"fresh solver ({duration(time.monotonic() - started)}): {solvers}, the claim as units")
+        try:
+            return self._fresh_check(lits, fresh)
+        finally:
+            activity.report(None)
+
+    def _fresh_check(self, lits: list[int], fresh: dict):
         """The check on a fresh solver of the same kind: the base formula, every clause added since,
         and `lits` as unit clauses (see FRESH_AFTER); its model and statistics into `fresh`. It
         runs in a child process (`_solve_own`), so that stopping it is a kill, not a wait.
