@@ -483,23 +483,31 @@ def test_a_child_that_cannot_start_or_answer_leaves_the_race_to_the_run_s_solver
     assert solving.run() is None and "ended with status 2" in solving.failure
 
 
-@pytest.mark.parametrize("fresh_solver,named", [(None, r"glucose4"), ("kissat404", r"glucose4 and kissat404 racing")])
+@pytest.mark.parametrize("fresh_solver,named", [(None, "glucose4"), ("kissat404", "glucose4 and kissat404 racing"),
+                                                 ("failed", "glucose4 (kissat404 failed)")])
 def test_a_check_gone_fresh_is_told_to_the_live_views_while_it_runs(monkeypatch, fresh_solver, named):
     # Its step comes at its end, which can be hours away: meanwhile the progress line says which
     # solvers have it and for how long; nothing once it is answered.
     from smtpuzzles import activity
+    from smtpuzzles.engines import child
 
-    said, seen = [], []
-    monkeypatch.setattr(activity, "report", said.append)
-    engine = make_engine("sat", pigeon_formula(8), {"fresh_solver": fresh_solver} if fresh_solver else {})
+    seen = []
+    engine = make_engine("sat", pigeon_formula(8), {"fresh_solver": "kissat404"} if fresh_solver else {})
     engine.fresh_after = 0.05
     own = engine._solve_own
 
     def watched(*args, **kwargs):
-        seen.append(said[-1]())
+        if fresh_solver == "failed":  # Kissat's child has failed by the time the run's solver is asked
+            race = engine._running
+            while race.outside.failure is None:
+                time.sleep(0.01)
+        seen.append(activity.facts())
         return own(*args, **kwargs)
 
     monkeypatch.setattr(engine, "_solve_own", watched)
+    if fresh_solver == "failed":
+        monkeypatch.setattr(child, "PROTOCOL", "another version")
     assert engine.check([], None).status == "unsat"
-    assert said[-1] is None and len(said) == 2
-    assert seen and all(re.fullmatch(rf"fresh solver \([0-9.]+s\): {named}, the claim as units", w) for w in seen)
+    assert activity.facts() is None and len(seen) == 1
+    assert re.fullmatch(rf"fresh solver \([0-9.]+s\): {re.escape(named)}, the claim as units", seen[0]["words"])
+    assert seen[0]["fresh"]["solvers"] == (["glucose4"] if fresh_solver is None else ["glucose4", "kissat404"])

@@ -297,50 +297,78 @@ def test_a_first_split_widens_until_every_worker_has_a_cube_and_stays_one_comple
     assert summary["tree"].count(0) == len(wide)
 
 
-def test_a_shared_question_s_cubes_are_counted_for_the_live_views_as_they_end(monkeypatch):
+@pytest.mark.parametrize("ending", ["unsat", "sat", "time limit", "ctrl-c", "a failed cube"])
+def test_a_shared_question_s_cubes_are_counted_for_the_live_views_until_it_ends(ending):
     # Its one step comes at its end, hours later on a hard question: meanwhile the views show how
-    # many cubes ran, were refuted and split, and how many run and wait; nothing once it ends.
+    # many cubes ran, were refuted and split, and how many run and wait; nothing once it ends,
+    # however it ends.
     from smtpuzzles import activity
 
-    said, seen = [], []
-    monkeypatch.setattr(activity, "report", said.append)
-    cnf = pigeons(7)
-    pattern = r"cubes \([0-9.]+s\): (\d+) run, (\d+) refuted, (\d+) split, (\d) running, (\d+) queued"
+    seen = []
+    cnf = pigeons(11 if ending in ("time limit", "ctrl-c") else 7, switch=ending == "sat")
 
-    class Watched(LocalPool):  # the view's question, asked as each cube ends
+    class Watched(LocalPool):  # what a live view reads, as each wait for a cube ends
         def wait(self, pending, seconds):
             done = super().wait(pending, seconds)
-            seen.append(re.fullmatch(pattern, said[0]()))
+            seen.append(activity.facts())
+            if ending == "a failed cube" and len(seen) == 3:
+                raise RuntimeError("a worker's cube failed")
             return done
 
-    with Watched(1, base_of(cnf, "pigeons-7")) as pool:
-        shared = share(pool, question_of(cnf, []), budget=2)
-    assert shared.status == "unsat" and len(said) == 2 and said[-1] is None
+    with Watched(2, base_of(cnf, f"pigeons-{ending}")) as pool:
+        if ending == "ctrl-c":
+            threading.Timer(1.0, press_ctrl_c).start()
+        try:
+            shared = share(pool, question_of(cnf, []), budget=2, time_limit=1.0 if ending == "time limit" else None)
+        except RuntimeError:
+            shared = None
+        finally:
+            _ctrl_c.clear()
+    assert activity.facts() is None
+    assert shared is None if ending == "a failed cube" else \
+        shared.status == {"time limit": "unknown", "ctrl-c": "interrupted"}.get(ending, ending)
     assert seen and all(seen)
-    last = [int(x) for x in re.fullmatch(pattern, said[0]()).groups()]
-    assert last == [len(shared.runs), len(shared.leaves), sum(r["status"] == "open" for r in shared.runs), 0, 0]
-    runs = [int(m.group(1)) for m in seen]
-    assert runs == sorted(runs) and runs[-1] < len(shared.runs)  # seen before each cube's end is taken in
-    assert all(int(m.group(4)) >= 1 for m in seen)  # a cube running whenever the coordinator waits
+    for facts in seen:
+        cubes = facts["cubes"]
+        assert cubes["run"] == cubes["refuted"] + cubes["split"] and 1 <= cubes["running"] <= 2
+        took, counts = facts["words"].split("): ", 1)
+        assert re.fullmatch(r"cubes \(\d+\.\d+s", took) and 0 <= facts["seconds"] < 60
+        assert counts == (f"{cubes['run']:,} run ({cubes['refuted']:,} refuted, {cubes['split']:,} split), "
+                          f"{cubes['running']} running, {cubes['queued']:,} queued")
+    runs = [facts["cubes"]["run"] for facts in seen]
+    assert runs == sorted(runs)  # counts only grow
+    if shared is not None and ending == "unsat":
+        assert runs[-1] < len(shared.runs)  # each read before the cubes that ended were taken in
+        assert runs[-1] + 2 >= len(shared.runs) - 1
 
 
-def test_the_progress_line_and_view_show_the_cubes_while_a_question_is_shared():
+def test_the_progress_line_json_and_view_show_the_work_under_way_between_steps():
     from rich.console import Console
 
     from smtpuzzles import activity, puzzles
     from smtpuzzles.cli.solving import ProgressView
 
     view = ProgressView(puzzles.get("kingtour"))
-    view.step({"index": 0, "claim": {"op": "first"}, "result": "sat", "by": "solver", "seconds": 1.0,
-               "value": [4, 3, 2, 1], "words": "a first answer"})
-    plain = view.plain_line()
-    words = "cubes (4m 05s): 29 run, 33 refuted, 14 split, 2 running, 1 queued"
-    activity.report(lambda: words)
+    words = "cubes (1d 04h): 12,345,678 run (1,234,567 refuted, 11,111,111 split), 2 running, 10,200 queued"
+    facts = {"cubes": {"run": 12345678}, "words": words}
+    told = activity.report(lambda: facts)
     try:
-        assert view.plain_line() == plain + f"; {words}" and view.record()["doing"] == words
+        assert view.record() == {"stage": "starting", "puzzle": "kingtour", "checks": 0, "doing": facts}
+        view.step({"index": 0, "claim": {"op": "first"}, "result": "sat", "by": "solver", "seconds": 1.0,
+                   "value": [4, 3, 2, 1], "words": "a first answer"})
+        line = view.plain_line()
+        assert line.endswith(f"; {words}") and view.record()["doing"] == facts  # a log's line is whole
         console = Console(file=io.StringIO(), width=80, color_system=None)
         console.print(view)
-        assert words in console.file.getvalue()
+        shown = console.file.getvalue().splitlines()
+        assert any(x.startswith("cubes (1d 04h): 12,345,678 run") for x in shown) and max(map(len, shown)) <= 80
+        activity.ended(lambda: facts)  # another's end leaves it
+        assert activity.words() == words
     finally:
-        activity.report(None)
-    assert view.plain_line() == plain and view.record()["doing"] is None
+        activity.ended(told)
+    assert view.plain_line() == line[:-len(f"; {words}")] and view.record()["doing"] is None
+    told = activity.report(lambda: 1 / 0)  # a report that fails to say is no report, not a dead view
+    try:
+        assert activity.facts() is None and view.plain_line() == line[:-len(f"; {words}")]
+    finally:
+        activity.ended(told)

@@ -296,11 +296,12 @@ class ProgressView:
         from smtpuzzles.live import record
 
         self.lines()
+        doing = activity.facts()  # the work under way between steps: a shared question's cubes, fresh solvers
         if self._summary is None:
-            return {"stage": "starting", "puzzle": self.puzzle.NAME, "checks": 0}
+            return {"stage": "starting", "puzzle": self.puzzle.NAME, "checks": 0, "doing": doing}
         value = (lambda best: self.puzzle.value_json(best)) if best_is_value(self._summary.objective) else None
         return {"puzzle": self.puzzle.NAME, **record(self._summary, value, self.clock() - self.last_step),
-                "doing": activity.words()}
+                "doing": doing}
 
     def __rich__(self):
         from rich.console import Group

@@ -129,14 +129,22 @@ class SatEngine:
     def _solve_fresh(self, lits: list[int], fresh: dict):
         """`_fresh_check`, told to the live views while it runs (smtpuzzles.activity): a check gone
         fresh is one that can stay open for hours, and its step comes only at its end."""
-        own, other = self.params["solver"], self.params.get("fresh_solver", self.params["solver"])
-        solvers = f"{own} and {other} racing" if other in CHILD_SOLVERS else other
         started = time.monotonic()
-        activity.report(lambda: f"fresh solver ({duration(time.monotonic() - started)}): {solvers}, the claim as units")
+        told = activity.report(lambda: self._fresh_facts(time.monotonic() - started))
         try:
             return self._fresh_check(lits, fresh)
         finally:
-            activity.report(None)
+            activity.ended(told)
+
+    def _fresh_facts(self, seconds: float) -> dict:
+        """The fresh check under way, for the live views: its solvers (the race's other one named
+        as failed once its child has) and how long it has run."""
+        own, other = self.params["solver"], self.params.get("fresh_solver", self.params["solver"])
+        race = self._running if isinstance(self._running, _Race) else None
+        solvers = other if other not in CHILD_SOLVERS else f"{own} and {other} racing" \
+            if race is None or race.outside.failure is None else f"{own} ({other} failed)"
+        return {"fresh": {"solvers": [own, other] if other in CHILD_SOLVERS else [other], "seconds": round(seconds, 1)},
+                "words": f"fresh solver ({duration(seconds)}): {solvers}, the claim as units"}
 
     def _fresh_check(self, lits: list[int], fresh: dict):
         """The check on a fresh solver of the same kind: the base formula, every clause added since,

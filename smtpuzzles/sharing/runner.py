@@ -96,13 +96,14 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
     caps: dict = {}  # a cube asked again unsplit (nothing left to split it by): its larger cap
 
     def ended(status: str, reason: str = "") -> Shared:
-        activity.report(None)
+        activity.ended(told)
         pool.stop(serial, list(running))
         shared.status, shared.reason, shared.seconds = status, reason, time.monotonic() - started
         return shared
 
-    activity.report(functools.partial(_count_words, shared, running, stack, started))
+    told = functools.partial(_cube_counts, shared, running, stack, pool.workers, started)
     try:
+        activity.report(told)
         while stack or running:
             if ctrl_c_pressed():
                 return ended("interrupted", "interrupted")
@@ -139,7 +140,7 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
                 else:  # stopped by someone else: the question cannot be settled here
                     return ended("interrupted", "a worker was stopped")
     except BaseException:
-        activity.report(None)
+        activity.ended(told)
         pool.stop(serial, list(running))
         raise
     return ended("unsat")
@@ -166,13 +167,20 @@ def _grow(shared: Shared, stack: list, budgets: dict, cube: tuple[int, ...], chi
     return queued
 
 
-def _count_words(shared: Shared, running: dict, stack: list, started: float) -> str:
-    """A shared question's cubes in a few words, as they stand when asked (smtpuzzles.activity: a
-    view's thread asks while the coordinator adds to them; each count is read whole)."""
+def _cube_counts(shared: Shared, running: dict, stack: list, workers: int, started: float) -> dict:
+    """A shared question's cubes as they stand when asked, for the live views (smtpuzzles.activity:
+    a view's thread asks while the coordinator adds to them; each count is read whole). Cubes
+    given out beyond one a worker wait in the pool's queue, and are counted as queued."""
     runs = list(shared.runs)
+    refuted = sum(r["status"] == "unsat" for r in runs)
     split = sum(r["status"] == "open" for r in runs)
-    return (f"cubes ({duration(time.monotonic() - started)}): {len(runs):,} run, {len(shared.leaves):,} refuted, "
-            f"{split:,} split, {len(running)} running, {len(stack):,} queued")
+    busy = min(len(running), workers)
+    queued = len(stack) + len(running) - busy
+    seconds = time.monotonic() - started
+    return {"cubes": {"run": len(runs), "refuted": refuted, "split": split, "running": busy, "queued": queued},
+            "seconds": round(seconds, 1),
+            "words": f"cubes ({duration(seconds)}): {len(runs):,} run ({refuted:,} refuted, {split:,} split), "
+                     f"{busy} running, {queued:,} queued"}
 
 
 def _adapted(runs: list[dict], cube_seconds: float) -> int:
