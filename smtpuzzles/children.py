@@ -120,3 +120,32 @@ def reap(child: subprocess.Popen, grace: float = 5.0) -> None:
             child.returncode = os.waitstatus_to_exitcode(status)
         except ChildProcessError:  # reaped meanwhile
             pass
+
+
+class Stoppable:
+    """Children a stop kills, however the two come: `adopt` a child as it starts (one that comes
+    after the stop is killed at once) and `stop` from any thread kills every one adopted and still
+    running. The solvers of a fresh check, of a proof beside another, and of an audit's re-solves
+    are stopped so; each starts its child outside this lock, so a stop never waits on a start."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._children: list = []
+        self.stopped = False
+
+    def adopt(self, child) -> bool:
+        """Whether `child` may go on (False: the stop came first, and it was killed)."""
+        with self._lock:
+            if not self.stopped:
+                self._children = [c for c in self._children if c.poll() is None] + [child]
+                return True
+        child.kill()
+        return False
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            children, self._children = self._children, []
+        for child in children:
+            if child.poll() is None:
+                child.kill()

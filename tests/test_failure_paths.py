@@ -1479,3 +1479,27 @@ def test_a_fresh_check_s_interrupt_does_not_wait_for_its_child_to_start(monkeypa
     assert time.monotonic() - began < 0.5
     runner.join(20)
     assert answers == [None] and started and started[0].poll() is not None
+
+
+def test_a_stop_kills_the_children_adopted_before_it_and_any_adopted_after():
+    """smtpuzzles.children.Stoppable, behind a fresh check's interrupt, a proof stopped beside
+    another and an audit's re-solves stopped by Ctrl-C: whichever comes first, the stop or the
+    child, no child is left running, and one that has ended is left alone."""
+    import subprocess
+    import sys
+
+    from smtpuzzles.children import Stoppable
+
+    def sleeper():
+        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+    stops = Stoppable()
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    running = [sleeper(), sleeper()]
+    assert all(stops.adopt(c) for c in [ended, *running]) and not stops.stopped
+    stops.stop()
+    assert stops.stopped and [c.wait(10) for c in running] == [-9, -9] and ended.returncode == 0
+    late = sleeper()
+    assert stops.adopt(late) is False and late.wait(10) == -9
+    stops.stop()  # again: nothing left to kill, no error

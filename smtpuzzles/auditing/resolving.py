@@ -7,7 +7,6 @@ cubes; with `all`, every recorded UNSAT step's claim too (a tree step's by its c
 from __future__ import annotations
 
 import importlib.util
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -15,6 +14,7 @@ from smtpuzzles.auditing.derivations import RESTING, Derivations
 from smtpuzzles.auditing.readback import recorded_claim_terms
 from smtpuzzles.auditing.report import Report
 from smtpuzzles.canonical import canonical_json
+from smtpuzzles.children import Stoppable
 from smtpuzzles.formula import lit
 from smtpuzzles.sharing.tree import leaf_cubes
 from smtpuzzles.smtlib import solve_in_subprocess
@@ -110,21 +110,15 @@ def resolve(report: Report, folder, enc, claim, query, resolve, solvers, jobs, s
 
 def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, progress):
     tell = progress or (lambda event: None)
-    stopping, children, lock = threading.Event(), set(), threading.Lock()
-
-    def watch(child) -> None:
-        with lock:
-            children.add(child)
-        if stopping.is_set():
-            child.kill()
+    stops = Stoppable()
 
     def one(item):
         label, text, solver = item
-        if stopping.is_set():  # a queued query after a Ctrl-C: never started
+        if stops.stopped:  # a queued query after a Ctrl-C: never started
             return "interrupted", 0.0
         tell({"query": label, "solver": solver, "state": "started", "at": time.monotonic()})
-        answer, seconds = solve_in_subprocess(text, solver, timeout, watch)
-        if not stopping.is_set():  # a solver killed to stop the audit answered nothing
+        answer, seconds = solve_in_subprocess(text, solver, timeout, stops.adopt)
+        if not stops.stopped:  # a solver killed to stop the audit answered nothing
             tell({"query": label, "solver": solver, "state": "done", "answer": answer, "seconds": seconds})
         return answer, seconds
 
@@ -142,12 +136,7 @@ def _resolve_all(work, jobs: int, scheduler: str | None, timeout: float | None, 
     except BaseException:
         # A Ctrl-C or SIGTERM: the solvers under way are killed and the queued queries dropped, where
         # the pool's exit waited for every one of them (hours without --time-limit).
-        stopping.set()
-        with lock:
-            running = list(children)
-        for child in running:
-            if child.poll() is None:
-                child.kill()
+        stops.stop()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

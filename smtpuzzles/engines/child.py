@@ -21,10 +21,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from typing import Iterator, Sequence
 
-from smtpuzzles.children import die_with_parent, python_child, reap
+from smtpuzzles.children import Stoppable, die_with_parent, python_child, reap
 from smtpuzzles.engines import CHILD_SOLVERS, SAT_SOLVERS
 
 SOLVERS = SAT_SOLVERS + CHILD_SOLVERS
@@ -47,18 +46,13 @@ class ChildSolve:
             raise ValueError(f"{solver!r} does not run in a child process (one of {', '.join(SOLVERS)})")
         self.solver, self.base, self.added, self.units = solver, base, added, units
         self.phases = phases if solver in SAT_SOLVERS else ()  # Kissat in python-sat takes none
-        self._lock = threading.Lock()
-        self._child: subprocess.Popen | None = None
-        self._stopped = False
+        self._stops = Stoppable()
         self.model: list[int] | None = None
         self.stats: dict[str, int] = {}  # the solver's own counts (conflicts, ...), where it keeps them
         self.failure: str | None = None  # why the child gave no answer, when it was not stopped
 
     def interrupt(self) -> None:
-        with self._lock:
-            self._stopped = True
-            if self._child is not None and self._child.poll() is None:
-                self._child.kill()
+        self._stops.stop()
 
     def run(self) -> bool | None:
         # The clauses go to the child as its standard input, from a file that has no name (nothing
@@ -67,30 +61,24 @@ class ChildSolve:
             _write(clauses, self.phases, self.base, self.added, self.units)
             clauses.flush()
             clauses.seek(0)
-            with self._lock:
-                if self._stopped:
-                    return None
-            # Started outside the lock, so that `interrupt` never waits for a child to start; one
-            # that came meanwhile is seen just after, and the child killed.
+            if self._stops.stopped:
+                return None
             started = subprocess.Popen(python_child("smtpuzzles.engines.child", PROTOCOL, self.solver),
                                        stdin=clauses, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        preexec_fn=_child_start)
             try:
-                with self._lock:
-                    self._child = started
-                    if self._stopped:
-                        started.kill()
+                self._stops.adopt(started)  # an interrupt that came meanwhile has it killed here
                 said, _ = started.communicate()
             finally:
                 if started.poll() is None:  # a Ctrl-C in the wait: never leave it running
                     started.kill()
                     reap(started)
         status, model, counts = (said.split(b"\n") + [b"", b""])[:3]
-        code = self._child.returncode
+        code = started.returncode
         if code != 0 or status not in (b"sat", b"unsat"):
             # Killed to stop it, or by a SIGINT or SIGTERM sent to the whole group (the run's
             # stop, which its parent takes too): no failure, nothing to ask again.
-            if not self._stopped and code not in (-signal.SIGINT, -signal.SIGTERM):
+            if not self._stops.stopped and code not in (-signal.SIGINT, -signal.SIGTERM):
                 self.failure = f"its {self.solver} child ended with status {code}"
             return None
         self.stats = _counts(counts)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smtpuzzles import stops
-from smtpuzzles.children import die_with_parent, python_child, reap
+from smtpuzzles.children import Stoppable, die_with_parent, python_child, reap
 from smtpuzzles.proofs.budget import MAX_PROOF_BYTES
 from smtpuzzles.proofs.child import DEFAULT_SOLVER, PROOF_SOLVERS, SAT, UNSAT
 from smtpuzzles.trusted.dimacs import Dimacs, ProofError, Satisfiable
@@ -132,10 +132,9 @@ class BackgroundProof:
     _by_thread: dict[int, "BackgroundProof"] = {}
 
     def __init__(self, work):
-        self.stopping = False
-        self._child = None
+        self._stops = Stoppable()  # its solver child
         self._folders: set[str] = set()  # its scratch folders, removed by `stop`
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # of the folders
         self._box: dict = {}
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
         self._thread.start()
@@ -154,29 +153,28 @@ class BackgroundProof:
         finally:
             BackgroundProof._by_thread.pop(me, None)
 
+    @property
+    def stopping(self) -> bool:
+        return self._stops.stopped
+
     def watch(self, child) -> None:
-        with self._lock:
-            self._child = child
-            stopping = self.stopping
-        if stopping:
-            child.kill()
+        self._stops.adopt(child)
 
     def keep_clean(self, folder: str, done: bool = False) -> None:
         with self._lock:
             (self._folders.discard if done else self._folders.add)(folder)
-            stopping = self.stopping
-        if stopping and not done:
+        # Read after the folder is listed, as `stop` lists the folders after it is stopped: one or
+        # the other removes a folder kept as the stop comes, whichever order they run in.
+        if self._stops.stopped and not done:
             shutil.rmtree(folder, ignore_errors=True)
 
     def stop(self) -> None:
         """Kill the child, remove the thread's scratch folders and return at once: a trim or check
         under way in the thread (Python, seconds to minutes on a large proof) ends on its own, its
         result unused; the thread is a daemon, so it never holds up the process's exit."""
+        self._stops.stop()
         with self._lock:
-            self.stopping = True
-            child, folders = self._child, list(self._folders)
-        if child is not None and child.poll() is None:
-            child.kill()
+            folders = list(self._folders)
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
         self._thread.join(0.5)
