@@ -143,9 +143,11 @@ class Stoppable:
         return False
 
     def stop(self) -> None:
+        """Kill every child adopted and still running. The list is kept (`adopt` drops the ended):
+        a second Ctrl-C landing in the kills of the first must find them again in the next stop."""
         with self._lock:
             self.stopped = True
-            children, self._children = self._children, []
+            children = list(self._children)
         for child in children:
             if child.poll() is None:
                 child.kill()

@@ -1503,3 +1503,29 @@ def test_a_stop_kills_the_children_adopted_before_it_and_any_adopted_after():
     late = sleeper()
     assert stops.adopt(late) is False and late.wait(10) == -9
     stops.stop()  # again: nothing left to kill, no error
+
+
+def test_a_stop_cut_short_by_a_second_ctrl_c_kills_on_the_next_one():
+    """A key held down: the run's interrupt is sent again after each Ctrl-C (engines._stopped), and
+    one may land inside the kills of the one before. The next must still find the child."""
+    from smtpuzzles.children import Stoppable
+
+    class Child:
+        killed, cut = 0, True
+
+        def poll(self):
+            if self.cut:
+                self.cut = False
+                raise KeyboardInterrupt
+            return None if not self.killed else -9
+
+        def kill(self):
+            self.killed += 1
+
+    child, stops = Child(), Stoppable()
+    stops.adopt(child)
+    with pytest.raises(KeyboardInterrupt):
+        stops.stop()
+    assert child.killed == 0
+    stops.stop()
+    assert child.killed == 1
