@@ -286,7 +286,7 @@ class ProgressView:
         p = self._summary
         # Whole: a log has no width. Checks counted as every view counts them (smtpuzzles.live).
         where = (brief_where(p) if p is not None and proves_prefix(p.objective) else None) or self.words
-        doing = activity.words()  # a shared question's cubes, which its one step comes only at the end of
+        doing = activity.words()  # work whose one step comes at its end: a shared question, fresh solvers
         best = "" if self.best is None else f"; best {self.puzzle.value_json(self.best)}"
         return f"{self.puzzle.NAME}: {checks_text(p) if p is not None else '0 checks'}; {where}" \
                f"{f'; {doing}' if doing else ''}{best}"

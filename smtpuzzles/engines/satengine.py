@@ -140,10 +140,13 @@ class SatEngine:
         """The fresh check under way, for the live views: its solvers (the race's other one named
         as failed once its child has) and how long it has run."""
         own, other = self.params["solver"], self.params.get("fresh_solver", self.params["solver"])
-        race = self._running if isinstance(self._running, _Race) else None
-        solvers = other if other not in CHILD_SOLVERS else f"{own} and {other} racing" \
-            if race is None or race.outside.failure is None else f"{own} ({other} failed)"
-        return {"fresh": {"solvers": [own, other] if other in CHILD_SOLVERS else [other], "seconds": round(seconds, 1)},
+        if other not in CHILD_SOLVERS:  # no race: the run's kind of solver alone
+            names, solvers = [other], other
+        elif isinstance(self._running, _Race) and self._running.outside.failure is not None:
+            names, solvers = [own, other], f"{own} ({other} failed)"
+        else:
+            names, solvers = [own, other], f"{own} and {other} racing"
+        return {"fresh": {"solvers": names, "seconds": round(seconds, 1)},
                 "words": f"fresh solver ({duration(seconds)}): {solvers}, the claim as units"}
 
     def _fresh_check(self, lits: list[int], fresh: dict):

@@ -96,7 +96,6 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
     caps: dict = {}  # a cube asked again unsplit (nothing left to split it by): its larger cap
 
     def ended(status: str, reason: str = "") -> Shared:
-        activity.ended(told)
         pool.stop(serial, list(running))
         shared.status, shared.reason, shared.seconds = status, reason, time.monotonic() - started
         return shared
@@ -140,9 +139,10 @@ def share(pool, question: Question, *, budget: int | None = None, first_budget: 
                 else:  # stopped by someone else: the question cannot be settled here
                     return ended("interrupted", "a worker was stopped")
     except BaseException:
-        activity.ended(told)
         pool.stop(serial, list(running))
         raise
+    finally:  # the views' count ends with the question, however it ends
+        activity.ended(told)
     return ended("unsat")
 
 
